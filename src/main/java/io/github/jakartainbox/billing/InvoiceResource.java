@@ -1,0 +1,39 @@
+package io.github.jakartainbox.billing;
+
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.util.List;
+import java.util.Map;
+
+/** {@code GET /billing/api/invoices[?orderId=..&limit=..]} and {@code GET /billing/api/invoices/count}. */
+@Path("/invoices")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class InvoiceResource {
+
+    @Inject
+    Invoices invoices;
+
+    /**
+     * @param orderId only this order's invoices, when given
+     * @param limit   the most invoices returned, 1 to 1000, newest first
+     * @return the invoices
+     */
+    @GET
+    public List<Invoice> list(@QueryParam("orderId") String orderId, @QueryParam("limit") @DefaultValue("100") int limit) {
+        return invoices.list(orderId, Math.max(1, Math.min(limit, 1000)));
+    }
+
+    /** @return {@code {"count": n}} */
+    @GET
+    @Path("/count")
+    public Map<String, Long> count() {
+        return Map.of("count", invoices.count());
+    }
+}

@@ -1,0 +1,79 @@
+package io.github.jakartainbox.billing;
+
+import io.github.jakartainbox.inbox.UnprocessableEventException;
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.json.stream.JsonParser;
+import java.io.StringReader;
+import java.math.BigDecimal;
+import java.util.Currency;
+import java.util.NoSuchElementException;
+
+/**
+ * An {@code orders.confirmed} event: record key = order id, value
+ * {@code {"event_id":"<uuid>","order_id":"..","customer_email":"..","amount":"129.90","currency":"EUR"}}.
+ *
+ * @param eventId       the producer's event id
+ * @param orderId       the order
+ * @param customerEmail where the invoice goes
+ * @param amount        the amount, positive, at most two decimals
+ * @param currency      the ISO 4217 currency code
+ */
+public record OrderConfirmed(String eventId, String orderId, String customerEmail, BigDecimal amount,
+                             String currency) {
+
+    /**
+     * @param json the record value
+     * @return the event
+     * @throws UnprocessableEventException when the value is not such an event; the message names the field
+     */
+    public static OrderConfirmed parse(String json) {
+        if (json == null || json.isBlank()) {
+            throw new UnprocessableEventException("orders.confirmed value is empty");
+        }
+        JsonObject object;
+        try (JsonParser parser = Json.createParser(new StringReader(json))) {
+            if (parser.next() != JsonParser.Event.START_OBJECT) {
+                throw new UnprocessableEventException("orders.confirmed value is not a JSON object");
+            }
+            object = parser.getObject();
+        } catch (JsonException | IllegalStateException | NoSuchElementException e) {
+            throw new UnprocessableEventException("orders.confirmed value is not valid JSON: " + e.getMessage(), e);
+        }
+        String orderId = text(object, "order_id");
+        String email = text(object, "customer_email");
+        if (!email.contains("@")) {
+            throw new UnprocessableEventException("customer_email '" + email + "' is not an e-mail address");
+        }
+        BigDecimal amount;
+        try {
+            amount = new BigDecimal(text(object, "amount"));
+        } catch (NumberFormatException e) {
+            throw new UnprocessableEventException("amount must be a decimal string such as \"129.90\", got "
+                    + object.get("amount"));
+        }
+        if (amount.signum() <= 0 || amount.scale() > 2 || amount.precision() - amount.scale() > 10) {
+            throw new UnprocessableEventException("amount " + amount.toPlainString()
+                    + " must be positive, with at most 10 integer digits and 2 decimals");
+        }
+        String currency = text(object, "currency");
+        try {
+            currency = Currency.getInstance(currency).getCurrencyCode();
+        } catch (IllegalArgumentException e) {
+            throw new UnprocessableEventException("currency '" + currency + "' is not an ISO 4217 code");
+        }
+        return new OrderConfirmed(text(object, "event_id"), orderId, email, amount, currency);
+    }
+
+    private static String text(JsonObject object, String field) {
+        JsonValue value = object.get(field);
+        if (!(value instanceof JsonString string) || string.getString().isBlank()) {
+            throw new UnprocessableEventException("field '" + field + "' must be a non-empty JSON string, got "
+                    + (value == null ? "nothing" : value.toString()));
+        }
+        return string.getString();
+    }
+}

@@ -1,0 +1,21 @@
+package io.github.jakartainbox.inbox;
+
+/**
+ * The resolved settings of one consumer (see {@link InboxConfig} for the keys).
+ *
+ * @param name          the consumer name stored in the inbox
+ * @param eventIdSource where its event ids are found
+ * @param maxLength     the longest event id accepted
+ * @param retry         its retry policy
+ */
+record ConsumerSettings(String name, EventIdSource eventIdSource, int maxLength, RetryPolicy retry) {
+
+    /**
+     * @param delivery the delivery
+     * @return its normalized event id
+     * @throws InvalidEventIdException when it has none or it breaks a rule of {@link EventIds}
+     */
+    String eventId(Delivery delivery) {
+        return EventIds.normalize(eventIdSource.rawEventId(delivery), maxLength, eventIdSource.where());
+    }
+}

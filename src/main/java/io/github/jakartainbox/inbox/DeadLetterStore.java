@@ -1,0 +1,52 @@
+package io.github.jakartainbox.inbox;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+
+/**
+ * Records deliveries that could not be processed in table {@code inbox_dead_letter}, in the caller's
+ * (new) transaction. A failed event is not in {@code inbox}, so re-sending it later processes it.
+ */
+@ApplicationScoped
+class DeadLetterStore {
+
+    static final String RECORD_SQL = "INSERT INTO inbox_dead_letter AS d "
+            + "(consumer, event_id, payload, error, attempts, first_failed_at, last_failed_at) "
+            + "VALUES (?, ?, ?, ?, ?, now(), now()) "
+            + "ON CONFLICT (consumer, event_id) WHERE event_id IS NOT NULL DO UPDATE SET "
+            + "payload = EXCLUDED.payload, error = EXCLUDED.error, attempts = d.attempts + EXCLUDED.attempts, "
+            + "last_failed_at = now(), redriven_at = NULL";
+
+    private static final int MAX_ERROR_CHARS = 4000;
+
+    @Inject
+    InboxDatabase database;
+
+    /**
+     * @param consumer the consumer name
+     * @param eventId  the normalized event id, {@code null} when the event id itself was unusable
+     * @param payload  the payload as text, may be {@code null}
+     * @param error    the reason, stored (truncated to 4000 characters)
+     * @param attempts how many processing attempts were made (0 when none was possible)
+     * @throws SQLException when the insert fails
+     */
+    void record(String consumer, String eventId, String payload, String error, int attempts) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement insert = connection.prepareStatement(RECORD_SQL)) {
+            insert.setString(1, consumer);
+            if (eventId == null) {
+                insert.setNull(2, Types.VARCHAR);
+            } else {
+                insert.setString(2, eventId);
+            }
+            insert.setString(3, payload);
+            insert.setString(4, error.length() > MAX_ERROR_CHARS ? error.substring(0, MAX_ERROR_CHARS) : error);
+            insert.setInt(5, attempts);
+            insert.executeUpdate();
+        }
+    }
+}

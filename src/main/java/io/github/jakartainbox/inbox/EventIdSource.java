@@ -1,0 +1,19 @@
+package io.github.jakartainbox.inbox;
+
+/**
+ * Where a consumer finds the raw event id of a delivery. Implementations: {@link PayloadFieldEventIdSource},
+ * {@link KafkaHeaderEventIdSource}, {@link BeanEventIdSource}; chosen by
+ * {@code inbox.consumer.<consumer>.event-id.source}.
+ */
+interface EventIdSource {
+
+    /**
+     * @param delivery the intercepted delivery
+     * @return the raw event id, {@code null} when absent
+     * @throws InvalidEventIdException when the place holding the id cannot be read (not JSON, wrong type)
+     */
+    String rawEventId(Delivery delivery);
+
+    /** @return where the id is looked for, for error messages, e.g. {@code JSON field 'event_id'} */
+    String where();
+}

@@ -1,0 +1,71 @@
+package io.github.jakartainbox.inbox;
+
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The rules an event id must meet before it is used as half of the inbox key, and its normal form.
+ *
+ * <ul>
+ *   <li>It is present and not blank.</li>
+ *   <li>It has at most {@code maxLength} characters (Unicode code points; configuration key
+ *       {@code inbox.event-id.max-length}, default 128, at most 255 as the table's check constraint allows).</li>
+ *   <li>It has no leading or trailing whitespace and no control characters: {@code "a1"} and {@code "a1 "}
+ *       would otherwise look the same to a person and differ to the database, so such ids are rejected rather
+ *       than trimmed or collapsed into one another.</li>
+ *   <li>Case: a UUID in its canonical 8-4-4-4-12 hexadecimal text form is one value whatever the case of its
+ *       hex digits (RFC 9562, section 4: the hex digits are case-insensitive on input), so it is stored in
+ *       lower case. Any other id is an opaque string compared exactly, case-sensitively.</li>
+ * </ul>
+ * Event ids are made by the producer, once per event, and carried unchanged on every delivery (a UUID is best).
+ * An id rebuilt from the payload or a timestamp would make two different events collide or one event look new.
+ */
+public final class EventIds {
+
+    /** The largest {@code inbox.event-id.max-length} the table accepts. */
+    public static final int MAX_LENGTH_LIMIT = 255;
+
+    private static final Pattern UUID_TEXT =
+            Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+
+    private EventIds() {
+    }
+
+    /**
+     * Checks a raw event id against the rules above and returns its normal form.
+     *
+     * @param raw       the id as found in the message, may be {@code null}
+     * @param maxLength the largest number of code points accepted, 1 to {@link #MAX_LENGTH_LIMIT}
+     * @param where     where the id was looked for, e.g. {@code "JSON field 'event_id'"}; used in the error
+     * @return the id to store: lower case for a UUID, unchanged otherwise
+     * @throws InvalidEventIdException when the id is missing, blank, too long, padded with whitespace or holds
+     *                                 control characters; the message names the rule and {@code where}
+     */
+    public static String normalize(String raw, int maxLength, String where) {
+        if (raw == null) {
+            throw new InvalidEventIdException("No event id: " + where + " is missing. The producer must set a "
+                    + "stable unique id (a UUID) on every event.");
+        }
+        if (raw.isBlank()) {
+            throw new InvalidEventIdException("Blank event id in " + where + ". The producer must set a stable "
+                    + "unique id (a UUID) on every event.");
+        }
+        int length = raw.codePointCount(0, raw.length());
+        if (length > maxLength) {
+            throw new InvalidEventIdException("Event id in " + where + " is " + length + " characters long; at "
+                    + "most " + maxLength + " are accepted (inbox.event-id.max-length). Starts with: "
+                    + raw.substring(0, Math.min(raw.length(), 40)));
+        }
+        if (Character.isWhitespace(raw.codePointAt(0)) || Character.isWhitespace(raw.codePointBefore(raw.length()))) {
+            throw new InvalidEventIdException("Event id in " + where + " has leading or trailing whitespace: '"
+                    + raw + "'. Ids are not trimmed, so that two different ids never collapse into one.");
+        }
+        if (raw.codePoints().anyMatch(Character::isISOControl)) {
+            throw new InvalidEventIdException("Event id in " + where + " contains control characters.");
+        }
+        if (UUID_TEXT.matcher(raw).matches()) {
+            return raw.toLowerCase(Locale.ROOT);
+        }
+        return raw;
+    }
+}

@@ -1,0 +1,59 @@
+package io.github.jakartainbox.inbox;
+
+import jakarta.transaction.TransactionalException;
+import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.SQLNonTransientConnectionException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.lang.reflect.InvocationTargetException;
+
+/** Classifies what made an attempt fail. */
+final class Failures {
+
+    private Failures() {
+    }
+
+    /** @return the exception that explains the failure, without the wrappers added on the way out */
+    static Throwable cause(Throwable failure) {
+        Throwable current = failure;
+        while ((current instanceof TransactionalException || current instanceof CompletionException
+                || current instanceof ExecutionException || current instanceof InvocationTargetException)
+                && current.getCause() != null) {
+            current = current.getCause();
+        }
+        return current;
+    }
+
+    /**
+     * Whether the database could not be reached: the connection was refused, lost or terminated (SQLState class
+     * 08, or 57P01-57P03: admin shutdown, crash shutdown, cannot connect now). Such a failure says nothing about
+     * the event, so it does not count as an attempt: the delivery waits and tries again, unacknowledged.
+     *
+     * @param failure what an attempt threw
+     * @return {@code true} for a connection-level failure anywhere in the cause chain
+     */
+    static boolean isDatabaseUnavailable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException
+                    || t instanceof SQLRecoverableException) {
+                return true;
+            }
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                String state = sql.getSQLState();
+                if (state.startsWith("08") || state.startsWith("57P0")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** @return a one-line description: the class and message of the cause */
+    static String describe(Throwable failure) {
+        Throwable cause = cause(failure);
+        String message = cause.getMessage();
+        return message == null ? cause.getClass().getName() : cause.getClass().getName() + ": " + message;
+    }
+}

@@ -1,0 +1,51 @@
+package io.github.jakartainbox.inbox;
+
+import jakarta.enterprise.util.Nonbinding;
+import jakarta.interceptor.InterceptorBinding;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Makes a message-driven method an idempotent consumer: each event's effect is applied at most once per
+ * consumer, however often the broker delivers it (effectively-once on an at-least-once broker).
+ *
+ * <p>Before the method runs, one statement {@code INSERT INTO inbox (consumer, event_id, processed_at) ...
+ * ON CONFLICT DO NOTHING} is executed in the same JTA transaction as the method's own work. An update count of
+ * 1 means the event is new: the method runs and its changes commit together with the inbox row. An update
+ * count of 0 means this consumer has already processed (or is processing, in a racing transaction) the event:
+ * the method is not called and the message is acknowledged.
+ *
+ * <p>Transactions: when no JTA transaction is active (a MicroProfile Reactive Messaging {@code @Incoming}
+ * method), each delivery attempt runs in a new transaction begun by the inbox (REQUIRED semantics); failed
+ * attempts are retried and finally recorded in the dead-letter table, so no exception reaches the connector.
+ * When a transaction is already active (an EJB or MDB business method with container-managed transactions)
+ * the claim joins it and exceptions propagate to the container, whose rollback and redelivery apply.
+ *
+ * <p>Supported signatures and configuration keys are listed in the README. Deployment fails, naming the method,
+ * when a signature cannot be made atomic (reactive-streams return types, no parameter) or when the method's
+ * transaction attribute would separate the claim from the work ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED},
+ * {@code NEVER}).
+ */
+@InterceptorBinding
+@Inherited
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.METHOD, ElementType.TYPE})
+public @interface Idempotent {
+
+    /**
+     * The consumer name: the first half of the inbox key {@code (consumer, event_id)}. Two consumers of the
+     * same topic (say {@code billing} and {@code analytics}) each process an event once. One to 100
+     * characters from {@code [A-Za-z0-9._-]}, starting with a letter or digit; MicroProfile Config key
+     * {@code inbox.consumer.<consumer>.name} overrides it. Keep it stable: renaming a consumer makes every
+     * past event new to it.
+     *
+     * @return the consumer name
+     */
+    @Nonbinding
+    String consumer();
+}

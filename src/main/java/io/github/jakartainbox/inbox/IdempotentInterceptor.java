@@ -1,0 +1,173 @@
+package io.github.jakartainbox.inbox;
+
+import jakarta.annotation.Priority;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+import java.lang.reflect.Method;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.logging.Level;
+
+/**
+ * Claims each delivery in the inbox and runs the idempotent method only for a new event, in one JTA
+ * transaction; owns retries, dead letters and acknowledgement when it begins the transaction itself.
+ *
+ * <p>Priority {@code PLATFORM_BEFORE + 100} puts it outside {@code @Transactional} ({@code PLATFORM_BEFORE +
+ * 200}): a method's own {@code @Transactional(REQUIRED)} joins the inbox transaction.
+ */
+@Idempotent(consumer = "")
+@Interceptor
+@Priority(Interceptor.Priority.PLATFORM_BEFORE + 100)
+public class IdempotentInterceptor {
+
+    private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
+
+    @Inject
+    InboxConsumers consumers;
+    @Inject
+    InboxTransactions transactions;
+    @Inject
+    InboxClaim inbox;
+    @Inject
+    DeadLetterStore deadLetters;
+    @Inject
+    InboxStatistics statistics;
+
+    /** What one committed attempt did. */
+    private record Outcome(boolean duplicate, Object result) {
+    }
+
+    @AroundInvoke
+    Object aroundDelivery(InvocationContext context) throws Exception {
+        ConsumerSettings consumer = consumers.forMethod(context.getMethod());
+        Delivery delivery = Delivery.of(context.getMethod(), context.getParameters());
+        if (transactions.active()) {
+            return inCallerTransaction(context, consumer, delivery);
+        }
+        String eventId;
+        try {
+            eventId = consumer.eventId(delivery);
+        } catch (InvalidEventIdException e) {
+            InboxLog.log(Level.SEVERE, "INBOX0204E", consumer.name(), e.getMessage());
+            deadLetter(consumer, null, delivery, e, 0);
+            return acknowledged(context.getMethod(), delivery);
+        }
+        return withRetries(context, consumer, delivery, eventId);
+    }
+
+    /** An EJB, MDB or caller transaction is active: join it; failures go to the container. */
+    private Object inCallerTransaction(InvocationContext context, ConsumerSettings consumer, Delivery delivery)
+            throws Exception {
+        String eventId = consumer.eventId(delivery);
+        if (!inbox.claim(consumer.name(), eventId)) {
+            duplicate(consumer, eventId);
+            return CompletionStage.class.isAssignableFrom(context.getMethod().getReturnType()) ? DONE : null;
+        }
+        return context.proceed();
+    }
+
+    private Object withRetries(InvocationContext context, ConsumerSettings consumer, Delivery delivery,
+                               String eventId) throws Exception {
+        RetryPolicy retry = consumer.retry();
+        int attempt = 1;
+        while (true) {
+            try {
+                Outcome outcome = transactions.inNewTransaction(() -> attempt(context, consumer, delivery, eventId));
+                if (outcome.duplicate()) {
+                    duplicate(consumer, eventId);
+                    return acknowledged(context.getMethod(), delivery);
+                }
+                return delivery.message() == null ? outcome.result() : acknowledged(context.getMethod(), delivery);
+            } catch (Exception failure) {
+                Throwable cause = Failures.cause(failure);
+                boolean databaseDown = Failures.isDatabaseUnavailable(failure);
+                if (!databaseDown && (cause instanceof UnprocessableEventException || !retry.retriesAfter(attempt))) {
+                    deadLetter(consumer, eventId, delivery, cause, attempt);
+                    return acknowledged(context.getMethod(), delivery);
+                }
+                // a database outage is not the event's fault: wait without using up an attempt
+                long waitMillis = retry.delayAfter(databaseDown ? Math.max(attempt, 2) : attempt).toMillis();
+                InboxLog.log(Level.WARNING, "INBOX0201W", consumer.name(), eventId,
+                        databaseDown ? "(database unavailable)" : String.valueOf(attempt),
+                        String.valueOf(retry.maxAttempts()), String.valueOf(waitMillis), Failures.describe(failure));
+                statistics.retried(consumer.name());
+                sleep(waitMillis, failure);
+                if (!databaseDown) {
+                    attempt++;
+                }
+            }
+        }
+    }
+
+    /** One attempt, inside its own transaction. */
+    private Outcome attempt(InvocationContext context, ConsumerSettings consumer, Delivery delivery, String eventId)
+            throws Exception {
+        if (!inbox.claim(consumer.name(), eventId)) {
+            return new Outcome(true, null);
+        }
+        DeferredAckMessage<?> message = null;
+        if (delivery.message() != null) {
+            message = new DeferredAckMessage<>(delivery.message());
+            Object[] arguments = context.getParameters().clone();
+            arguments[delivery.messageIndex()] = message;
+            context.setParameters(arguments);
+        }
+        Object result = context.proceed();
+        if (result instanceof CompletionStage<?> stage) {
+            // asynchronous work must finish inside the transaction, before it commits
+            stage.toCompletableFuture().get();
+        }
+        if (message != null && message.nackReason() != null) {
+            throw new IllegalStateException("The method nacked the message: " + message.nackReason(),
+                    message.nackReason());
+        }
+        return new Outcome(false, result);
+    }
+
+    private void duplicate(ConsumerSettings consumer, String eventId) {
+        statistics.duplicateSkipped(consumer.name());
+        InboxLog.log(Level.INFO, "INBOX0101I", consumer.name(), eventId);
+    }
+
+    /**
+     * Records the failed delivery in its own transaction. While that is impossible (the database is down) the
+     * delivery stays unacknowledged and this keeps trying: nothing is acknowledged that was not recorded.
+     */
+    private void deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, Throwable reason,
+                            int attempts) throws Exception {
+        String error = Failures.describe(reason);
+        for (int failures = 1; ; failures++) {
+            try {
+                transactions.inNewTransaction(() -> {
+                    deadLetters.record(consumer.name(), eventId, delivery.payloadText(), error, attempts);
+                    return null;
+                });
+                InboxLog.log(Level.SEVERE, "INBOX0202E", consumer.name(), eventId, String.valueOf(attempts), error);
+                return;
+            } catch (Exception e) {
+                long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();
+                InboxLog.log(Level.SEVERE, "INBOX0203E", consumer.name(), eventId, Failures.describe(e),
+                        String.valueOf(waitMillis));
+                sleep(waitMillis, e);
+            }
+        }
+    }
+
+    private static Object acknowledged(Method method, Delivery delivery) {
+        CompletionStage<Void> ack = delivery.message() == null ? DONE : delivery.message().ack();
+        return CompletionStage.class.isAssignableFrom(method.getReturnType()) ? ack : null;
+    }
+
+    private static void sleep(long millis, Exception failure) throws Exception {
+        try {
+            Thread.sleep(Math.max(millis, 1));
+        } catch (InterruptedException e) {
+            // the server is stopping: leave the message unacknowledged, it is redelivered after the restart
+            Thread.currentThread().interrupt();
+            failure.addSuppressed(e);
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package io.github.jakartainbox.inbox;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * Every MicroProfile Config key of the inbox, with its default, in one place. Liberty {@code <variable>}s in
+ * {@code server.xml} are MicroProfile Config properties, so each key can be set there.
+ *
+ * <p>Keys marked "per consumer" are looked up first as {@code inbox.consumer.<consumer>.<key>}, then as
+ * {@code inbox.<key>}, then take the default. {@code <consumer>} is the name given in
+ * {@link Idempotent#consumer()}. Values are read once, when a consumer first receives a message.
+ */
+public final class InboxConfig {
+
+    /** JNDI name of the JTA datasource that holds the inbox; the business data must use the same one. */
+    public static final String DATASOURCE = "inbox.datasource";
+    public static final String DATASOURCE_DEFAULT = "jdbc/inbox";
+
+    /** Whether the inbox creates and upgrades its own tables with Flyway at startup ({@code db/inbox/*.sql}). */
+    public static final String SCHEMA_MIGRATE = "inbox.schema.migrate";
+    public static final boolean SCHEMA_MIGRATE_DEFAULT = true;
+
+    /** Per consumer: overrides the consumer name of {@link Idempotent#consumer()}. */
+    public static final String NAME = "name";
+
+    /** Per consumer: where the event id is found: {@code payload} (a JSON field), {@code header} (a Kafka
+     *  record header) or {@code bean} (an {@link io.github.jakartainbox.inbox.spi.EventIdExtractor}). */
+    public static final String EVENT_ID_SOURCE = "event-id.source";
+    public static final String EVENT_ID_SOURCE_DEFAULT = "payload";
+
+    /** Per consumer: the top-level JSON field holding the event id, for source {@code payload}. */
+    public static final String EVENT_ID_FIELD = "event-id.field";
+    public static final String EVENT_ID_FIELD_DEFAULT = "event_id";
+
+    /** Per consumer: the Kafka header holding the event id (UTF-8), for source {@code header}; use
+     *  {@code ce_id} for CloudEvents in Kafka binary mode. */
+    public static final String EVENT_ID_HEADER = "event-id.header";
+    public static final String EVENT_ID_HEADER_DEFAULT = "event_id";
+
+    /** Per consumer: the {@code @Named} name of the {@code EventIdExtractor} bean, for source {@code bean}. */
+    public static final String EVENT_ID_BEAN = "event-id.bean";
+
+    /** Per consumer: the longest event id accepted, in characters, 1 to 255. */
+    public static final String EVENT_ID_MAX_LENGTH = "event-id.max-length";
+    public static final int EVENT_ID_MAX_LENGTH_DEFAULT = 128;
+
+    /** Per consumer: attempts in all (the first one included) before an event is dead-lettered; at least 1. */
+    public static final String RETRY_MAX_ATTEMPTS = "retry.max-attempts";
+    public static final int RETRY_MAX_ATTEMPTS_DEFAULT = 3;
+
+    /** Per consumer: ISO-8601 duration waited before the second attempt; doubled for each further one. */
+    public static final String RETRY_DELAY = "retry.delay";
+    public static final Duration RETRY_DELAY_DEFAULT = Duration.ofMillis(200);
+
+    /** Per consumer: ISO-8601 duration, the longest wait between two attempts. */
+    public static final String RETRY_MAX_DELAY = "retry.max-delay";
+    public static final Duration RETRY_MAX_DELAY_DEFAULT = Duration.ofSeconds(5);
+
+    private static final Pattern CONSUMER_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+
+    private InboxConfig() {
+    }
+
+    /**
+     * @param name a consumer name
+     * @return {@code true} when it is 1 to 100 characters of {@code [A-Za-z0-9._-]} starting with a letter or digit
+     */
+    public static boolean isValidConsumerName(String name) {
+        return name != null && CONSUMER_NAME.matcher(name).matches();
+    }
+
+    static String perConsumer(Config config, String consumer, String key, String defaultValue) {
+        return config.getOptionalValue("inbox.consumer." + consumer + "." + key, String.class)
+                .or(() -> config.getOptionalValue("inbox." + key, String.class))
+                .map(String::trim)
+                .filter(v -> !v.isEmpty())
+                .orElse(defaultValue);
+    }
+
+    static int perConsumerInt(Config config, String consumer, String key, int defaultValue, int min, int max) {
+        String text = perConsumer(config, consumer, key, Integer.toString(defaultValue));
+        try {
+            int value = Integer.parseInt(text);
+            if (value < min || value > max) {
+                throw new IllegalArgumentException();
+            }
+            return value;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(InboxLog.format("INBOX0004E", keyFor(consumer, key), text,
+                    "an integer from " + min + " to " + max));
+        }
+    }
+
+    static Duration perConsumerDuration(Config config, String consumer, String key, Duration defaultValue) {
+        String text = perConsumer(config, consumer, key, defaultValue.toString());
+        try {
+            Duration value = Duration.parse(text);
+            if (value.isNegative()) {
+                throw new IllegalArgumentException();
+            }
+            return value;
+        } catch (DateTimeParseException | IllegalArgumentException e) {
+            throw new IllegalStateException(InboxLog.format("INBOX0004E", keyFor(consumer, key), text,
+                    "a non-negative ISO-8601 duration such as PT0.2S"));
+        }
+    }
+
+    static Optional<String> global(Config config, String key) {
+        return config.getOptionalValue(key, String.class).map(String::trim).filter(v -> !v.isEmpty());
+    }
+
+    private static String keyFor(String consumer, String key) {
+        return "inbox.consumer." + consumer + "." + key + " (or inbox." + key + ")";
+    }
+}

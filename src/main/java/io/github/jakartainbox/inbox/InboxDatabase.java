@@ -1,0 +1,84 @@
+package io.github.jakartainbox.inbox;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.logging.Level;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.flywaydb.core.Flyway;
+
+/**
+ * The inbox's datasource ({@value InboxConfig#DATASOURCE}), looked up once, with its tables created or checked
+ * before first use: at application start, and again lazily should a message arrive first.
+ */
+@ApplicationScoped
+class InboxDatabase {
+
+    private volatile DataSource dataSource;
+
+    void onStart(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
+        dataSource();
+    }
+
+    /**
+     * @return the JTA datasource holding the inbox
+     * @throws IllegalStateException when the datasource is not in JNDI or the tables are missing (message
+     *                               INBOX0002E or INBOX0003E says what to do)
+     */
+    DataSource dataSource() {
+        DataSource ready = dataSource;
+        return ready != null ? ready : prepare();
+    }
+
+    private synchronized DataSource prepare() {
+        if (dataSource != null) {
+            return dataSource;
+        }
+        Config config = ConfigProvider.getConfig();
+        String jndiName = InboxConfig.global(config, InboxConfig.DATASOURCE).orElse(InboxConfig.DATASOURCE_DEFAULT);
+        DataSource found;
+        try {
+            found = (DataSource) new InitialContext().lookup(jndiName);
+        } catch (NamingException | ClassCastException e) {
+            throw logged(InboxLog.format("INBOX0002E", jndiName, e.toString()), e);
+        }
+        boolean migrate = config.getOptionalValue(InboxConfig.SCHEMA_MIGRATE, Boolean.class)
+                .orElse(InboxConfig.SCHEMA_MIGRATE_DEFAULT);
+        try {
+            if (migrate) {
+                Flyway.configure(InboxDatabase.class.getClassLoader())
+                        .dataSource(found)
+                        .locations("classpath:db/inbox")
+                        .callbackLocations("classpath:db/inbox")
+                        .failOnMissingLocations(true)
+                        .table("inbox_schema_history")
+                        .baselineOnMigrate(true)
+                        .baselineVersion("0")
+                        .load()
+                        .migrate();
+                InboxLog.log(Level.INFO, "INBOX0001I", jndiName);
+            } else {
+                try (Connection connection = found.getConnection(); Statement statement = connection.createStatement()) {
+                    statement.execute("SELECT consumer, event_id, processed_at FROM inbox WHERE false");
+                    statement.execute("SELECT consumer, event_id, payload, error, attempts FROM inbox_dead_letter WHERE false");
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            throw logged(InboxLog.format("INBOX0003E", jndiName, e.toString()), e);
+        }
+        dataSource = found;
+        return found;
+    }
+
+    private static IllegalStateException logged(String message, Exception cause) {
+        InboxLog.LOG.log(Level.SEVERE, message);
+        return new IllegalStateException(message, cause);
+    }
+}

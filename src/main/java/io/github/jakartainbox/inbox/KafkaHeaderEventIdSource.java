@@ -1,0 +1,55 @@
+package io.github.jakartainbox.inbox;
+
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+
+/**
+ * The event id is the UTF-8 value of a Kafka record header (the last one of that name). Needs a method that
+ * takes {@code Message<T>}: the record is reached with {@code message.unwrap(ConsumerRecord.class)}, which
+ * Open Liberty's {@code liberty-kafka} connector supports.
+ */
+final class KafkaHeaderEventIdSource implements EventIdSource {
+
+    private final String header;
+
+    KafkaHeaderEventIdSource(String header) {
+        this.header = header;
+    }
+
+    @Override
+    public String rawEventId(Delivery delivery) {
+        if (delivery.message() == null) {
+            throw new InvalidEventIdException("Cannot read " + where() + ": the method does not take a Message<T> "
+                    + "parameter, so the record headers are out of reach.");
+        }
+        ConsumerRecord<?, ?> record;
+        try {
+            record = delivery.message().unwrap(ConsumerRecord.class);
+        } catch (RuntimeException e) {
+            throw new InvalidEventIdException("Cannot read " + where() + ": the message is not a Kafka record ("
+                    + e.getMessage() + ").");
+        }
+        Header value = record.headers().lastHeader(header);
+        if (value == null || value.value() == null) {
+            return null;
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(value.value()))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new InvalidEventIdException(where() + " is not valid UTF-8.");
+        }
+    }
+
+    @Override
+    public String where() {
+        return "Kafka header '" + header + "'";
+    }
+}

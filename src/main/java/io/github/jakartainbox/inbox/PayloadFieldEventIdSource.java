@@ -1,0 +1,68 @@
+package io.github.jakartainbox.inbox;
+
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.json.stream.JsonParser;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The event id is a top-level string field of a JSON object payload ({@code String}, UTF-8 {@code byte[]} or
+ * {@code jakarta.json.JsonObject}).
+ */
+final class PayloadFieldEventIdSource implements EventIdSource {
+
+    private final String field;
+
+    PayloadFieldEventIdSource(String field) {
+        this.field = field;
+    }
+
+    @Override
+    public String rawEventId(Delivery delivery) {
+        Object payload = delivery.payload();
+        JsonObject object;
+        if (payload instanceof JsonObject json) {
+            object = json;
+        } else if (payload instanceof String || payload instanceof byte[]) {
+            object = parse(payload instanceof String s ? s : new String((byte[]) payload, StandardCharsets.UTF_8));
+        } else {
+            throw new InvalidEventIdException("Cannot read " + where() + ": the payload is "
+                    + (payload == null ? "null" : "a " + payload.getClass().getName())
+                    + ", not JSON text. Take the payload as String, byte[] or JsonObject, or set "
+                    + "inbox.consumer.<consumer>.event-id.source to header or bean.");
+        }
+        JsonValue value = object.get(field);
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return null;
+        }
+        if (value instanceof JsonString text) {
+            return text.getString();
+        }
+        throw new InvalidEventIdException(where() + " must be a JSON string, but is a " + value.getValueType()
+                + ". Send the event id as a string, for example a UUID.");
+    }
+
+    private JsonObject parse(String text) {
+        if (text.isBlank()) {
+            throw new InvalidEventIdException("Cannot read " + where() + ": the payload is empty.");
+        }
+        try (JsonParser parser = Json.createParser(new StringReader(text))) {
+            if (parser.next() != JsonParser.Event.START_OBJECT) {
+                throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not a JSON object.");
+            }
+            return parser.getObject();
+        } catch (JsonException | IllegalStateException | java.util.NoSuchElementException e) {
+            throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not valid JSON ("
+                    + e.getMessage() + ").");
+        }
+    }
+
+    @Override
+    public String where() {
+        return "JSON field '" + field + "'";
+    }
+}

@@ -1,0 +1,37 @@
+package io.github.jakartainbox.billing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.jakartainbox.inbox.UnprocessableEventException;
+import java.math.BigDecimal;
+import org.junit.jupiter.api.Test;
+
+class OrderConfirmedTest {
+
+    @Test
+    void parsesTheDocumentedFormat() {
+        OrderConfirmed o = OrderConfirmed.parse("{\"event_id\":\"e\",\"order_id\":\"o-1\",\"customer_email\":"
+                + "\"a@example.com\",\"amount\":\"129.90\",\"currency\":\"EUR\"}");
+        assertEquals(new OrderConfirmed("e", "o-1", "a@example.com", new BigDecimal("129.90"), "EUR"), o);
+    }
+
+    @Test
+    void rejectsBadFieldsNamingThem() {
+        String base = "{\"event_id\":\"e\",\"order_id\":\"o\",\"customer_email\":\"a@example.com\",";
+        assertMessage("amount must be a decimal string", base + "\"amount\":\"abc\",\"currency\":\"EUR\"}");
+        assertMessage("field 'amount' must be a non-empty JSON string", base + "\"amount\":12.5,\"currency\":\"EUR\"}");
+        assertMessage("must be positive", base + "\"amount\":\"-1\",\"currency\":\"EUR\"}");
+        assertMessage("must be positive", base + "\"amount\":\"1.001\",\"currency\":\"EUR\"}");
+        assertMessage("not an ISO 4217 code", base + "\"amount\":\"1.00\",\"currency\":\"XYZ1\"}");
+        assertMessage("not valid JSON", "{\"event_id\":");
+        assertMessage("not a JSON object", "[1]");
+        assertMessage("value is empty", "");
+    }
+
+    private static void assertMessage(String expected, String json) {
+        UnprocessableEventException e = assertThrows(UnprocessableEventException.class, () -> OrderConfirmed.parse(json));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+}

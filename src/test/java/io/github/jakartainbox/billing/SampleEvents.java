@@ -1,0 +1,128 @@
+package io.github.jakartainbox.billing;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Properties;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Sends sample {@code orders.confirmed} events, duplicates included, the way an at-least-once producer would.
+ *
+ * <pre>
+ * mvn -q test-compile exec:java -Dexec.classpathScope=test \
+ *     -Dexec.mainClass=io.github.jakartainbox.billing.SampleEvents -Dexec.args="--events 1000 --duplicates 300"
+ * </pre>
+ * Options: {@code --events N} distinct events (default 10), {@code --duplicates N} extra deliveries of
+ * randomly chosen events (default 3), {@code --topic T} (default orders.confirmed), {@code --bootstrap
+ * host:port} (default 127.0.0.1:9092), {@code --seed N} for a repeatable order. Prints the run id: every
+ * order id of the run starts with it.
+ */
+public final class SampleEvents {
+
+    /** One event: its id, order and JSON value. */
+    public record Event(String eventId, String orderId, String json) {
+    }
+
+    private SampleEvents() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int events = 10;
+        int duplicates = 3;
+        String topic = "orders.confirmed";
+        String bootstrap = "127.0.0.1:9092";
+        long seed = System.nanoTime();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--events" -> events = Integer.parseInt(args[++i]);
+                case "--duplicates" -> duplicates = Integer.parseInt(args[++i]);
+                case "--topic" -> topic = args[++i];
+                case "--bootstrap" -> bootstrap = args[++i];
+                case "--seed" -> seed = Long.parseLong(args[++i]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]
+                        + "; use --events N --duplicates N --topic T --bootstrap host:port --seed N");
+            }
+        }
+        String run = "run-" + Long.toHexString(seed & 0xffffffL);
+        List<Event> distinct = events(run, events);
+        List<Event> deliveries = withDuplicates(distinct, duplicates, new Random(seed));
+        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+            send(producer, topic, deliveries);
+        }
+        System.out.printf("sent %d deliveries of %d distinct events to %s (run id %s: order ids %s-*)%n",
+                deliveries.size(), distinct.size(), topic, run, run);
+    }
+
+    /**
+     * @param run   a prefix shared by the order ids
+     * @param count how many distinct events
+     * @return events with fresh UUID event ids
+     */
+    public static List<Event> events(String run, int count) {
+        List<Event> list = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String orderId = run + "-" + i;
+            list.add(event(UUID.randomUUID().toString(), orderId, "129.90", "EUR"));
+        }
+        return list;
+    }
+
+    /**
+     * @return an event whose JSON carries the given fields
+     */
+    public static Event event(String eventId, String orderId, String amount, String currency) {
+        String json = "{\"event_id\":\"" + eventId + "\",\"order_id\":\"" + orderId
+                + "\",\"customer_email\":\"" + orderId + "@example.com\",\"amount\":\"" + amount
+                + "\",\"currency\":\"" + currency + "\"}";
+        return new Event(eventId, orderId, json);
+    }
+
+    /**
+     * @return every event once, plus {@code extra} re-deliveries of random events, shuffled
+     */
+    public static List<Event> withDuplicates(List<Event> events, int extra, Random random) {
+        List<Event> all = new ArrayList<>(events);
+        for (int i = 0; i < extra && !events.isEmpty(); i++) {
+            all.add(events.get(random.nextInt(events.size())));
+        }
+        Collections.shuffle(all, random);
+        return all;
+    }
+
+    public static KafkaProducer<String, String> producer(String bootstrap) {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        return new KafkaProducer<>(props);
+    }
+
+    /** Sends the events in order, keyed by order id, and waits until the broker has them all. */
+    public static void send(KafkaProducer<String, String> producer, String topic, List<Event> events)
+            throws Exception {
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        for (Event e : events) {
+            sent.add(producer.send(new ProducerRecord<>(topic, e.orderId(), e.json())));
+        }
+        for (Future<RecordMetadata> f : sent) {
+            f.get();
+        }
+    }
+
+    /** Sends one raw value (any bytes, possibly malformed) with the given key. */
+    public static void sendRaw(String bootstrap, String topic, String key, String value) throws Exception {
+        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+            producer.send(new ProducerRecord<>(topic, key, value)).get();
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.github.jakartainbox.inbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class PayloadFieldEventIdSourceTest {
+
+    private final PayloadFieldEventIdSource source = new PayloadFieldEventIdSource("event_id");
+
+    private static Delivery payload(Object payload) {
+        return new Delivery(payload, null, -1);
+    }
+
+    @Test
+    void readsTheFieldFromJsonTextAndUtf8Bytes() {
+        assertEquals("e-1", source.rawEventId(payload("{\"event_id\":\"e-1\",\"x\":1}")));
+        assertEquals("é-1", source.rawEventId(payload("{\"event_id\":\"é-1\"}".getBytes(StandardCharsets.UTF_8))));
+    }
+
+    @Test
+    void absentOrNullFieldIsNoId() {
+        assertNull(source.rawEventId(payload("{\"x\":1}")));
+        assertNull(source.rawEventId(payload("{\"event_id\":null}")));
+    }
+
+    @Test
+    void nonStringIdIsRejected() {
+        InvalidEventIdException e = assertThrows(InvalidEventIdException.class,
+                () -> source.rawEventId(payload("{\"event_id\":42}")));
+        assertTrue(e.getMessage().contains("must be a JSON string, but is a NUMBER"), e.getMessage());
+    }
+
+    @Test
+    void malformedEmptyOrNonObjectPayloadIsRejected() {
+        assertThrows(InvalidEventIdException.class, () -> source.rawEventId(payload("{\"event_id\":")));
+        assertThrows(InvalidEventIdException.class, () -> source.rawEventId(payload("")));
+        assertThrows(InvalidEventIdException.class, () -> source.rawEventId(payload("[1,2]")));
+        InvalidEventIdException e = assertThrows(InvalidEventIdException.class,
+                () -> source.rawEventId(payload(Integer.valueOf(3))));
+        assertTrue(e.getMessage().contains("not JSON text"), e.getMessage());
+    }
+}

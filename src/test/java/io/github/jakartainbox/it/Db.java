@@ -1,0 +1,92 @@
+package io.github.jakartainbox.it;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.function.LongPredicate;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
+
+/** Reads the billing database in tests: through the server's datasource in-container, over JDBC outside. */
+public final class Db {
+
+    /** A connection factory. */
+    @FunctionalInterface
+    public interface Connector {
+        Connection connect() throws SQLException;
+    }
+
+    private final Connector connector;
+
+    private Db(Connector connector) {
+        this.connector = connector;
+    }
+
+    /** @return the server's {@code jdbc/billing} datasource (in-container tests) */
+    public static Db inContainer() {
+        try {
+            DataSource ds = (DataSource) new InitialContext().lookup("jdbc/billing");
+            return new Db(ds::getConnection);
+        } catch (NamingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return plain JDBC to 127.0.0.1:5432/billing (client tests) */
+    public static Db overJdbc() {
+        String url = System.getProperty("billing.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/billing");
+        return new Db(() -> DriverManager.getConnection(url, "postgres", ""));
+    }
+
+    /**
+     * @param sql    a query whose first column of the first row is a number
+     * @param params bind parameters
+     * @return that number
+     */
+    public long number(String sql, Object... params) {
+        try (Connection c = connector.connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    /** @return the first column of the first row as text, {@code null} when there is no row */
+    public String text(String sql, Object... params) {
+        try (Connection c = connector.connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    /**
+     * Polls a count until it meets the condition or the timeout passes; the caller asserts on the returned value.
+     *
+     * @return the last value read
+     */
+    public long await(Duration timeout, LongPredicate done, String sql, Object... params) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long value = number(sql, params);
+        while (!done.test(value) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            value = number(sql, params);
+        }
+        return value;
+    }
+}
