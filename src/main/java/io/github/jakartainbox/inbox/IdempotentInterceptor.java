@@ -144,7 +144,8 @@ public class IdempotentInterceptor {
                     deadLetters.record(consumer.name(), eventId, delivery.payloadText(), error, attempts);
                     return null;
                 });
-                InboxLog.log(Level.SEVERE, "INBOX0202E", consumer.name(), eventId, String.valueOf(attempts), error);
+                InboxLog.log(Level.SEVERE, "INBOX0202E", consumer.name(), eventId == null ? "(no usable id)" : eventId,
+                        String.valueOf(attempts), error);
                 return;
             } catch (Exception e) {
                 long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();

@@ -36,6 +36,14 @@ public final class Db {
         }
     }
 
+    /**
+     * @return the server's datasource, looked up at first use: Arquillian also builds test instances on the
+     *         client side, where there is no JNDI
+     */
+    public static Db lazy() {
+        return new Db(() -> inContainer().connector.connect());
+    }
+
     /** @return plain JDBC to 127.0.0.1:5432/billing (client tests) */
     public static Db overJdbc() {
         String url = System.getProperty("billing.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/billing");

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 class InboxClaimIT {
 
-    private final Db db = Db.inContainer();
+    private final Db db = Db.lazy();
     private final ExecutorService threads = Executors.newFixedThreadPool(2);
 
     @Deployment

@@ -13,7 +13,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 /**
  * Consumer "probe-kafka" on topic probe.events (channel configured in the test server.xml): takes the
  * {@code Message}, reads its event id from the CloudEvents header {@code ce_id}, and fails on every attempt for
- * orders whose id contains "poison".
+ * orders whose id ends with "-poison".
  */
 @ApplicationScoped
 public class KafkaProbeConsumer {
@@ -26,7 +26,7 @@ public class KafkaProbeConsumer {
     public CompletionStage<Void> consume(Message<String> message) {
         OrderConfirmed order = OrderConfirmed.parse(message.getPayload());
         invoices.create(order);
-        if (order.orderId().contains("poison")) {
+        if (order.orderId().endsWith("-poison")) {
             return CompletableFuture.failedFuture(new IllegalStateException("poison order " + order.orderId()));
         }
         return message.ack();

@@ -1,0 +1,112 @@
+package io.github.jakartainbox.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.jakartainbox.billing.SampleEvents;
+import io.github.jakartainbox.billing.SampleEvents.Event;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The deployed billing service (server "billing", the packaged WAR) is stopped gracefully and killed with
+ * SIGKILL while it consumes 1,000 events delivered 1,300 times; afterwards every event has exactly one invoice
+ * and one inbox row per consumer. Runs after the Arquillian tests, against the same broker and database.
+ */
+class LibertyRestartIT {
+
+    private static final Path WLP = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
+    private static final String SERVER = "billing";
+    private static final Duration WAIT = Duration.ofMinutes(3);
+    private static final int EVENTS = 1000;
+    private static final int DUPLICATES = 300;
+
+    private final Db db = Db.overJdbc();
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server("stop");
+    }
+
+    @Test
+    void everyEventHasOneInvoiceAfterAGracefulStopAndAKillMidStream() throws Exception {
+        String run = "restart-" + UUID.randomUUID().toString().substring(0, 8);
+        List<Event> events = SampleEvents.events(run, EVENTS);
+        List<Event> deliveries = SampleEvents.withDuplicates(events, DUPLICATES, new Random(42));
+        try (KafkaProducer<String, String> producer = SampleEvents.producer("127.0.0.1:9092")) {
+            SampleEvents.send(producer, "orders.confirmed", deliveries);
+        }
+        String processed = "SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
+                + "WHERE i.consumer = 'billing' AND v.order_id LIKE ?";
+        String pattern = run + "-%";
+
+        startAndAwaitReady();
+        long before = db.await(WAIT, n -> n >= EVENTS / 5, processed, pattern);
+        server("stop"); // graceful: in-flight transactions finish or roll back, offsets may lag behind
+        System.out.printf("graceful stop after %d of %d events%n", before, EVENTS);
+
+        startAndAwaitReady();
+        long beforeKill = db.await(WAIT, n -> n >= EVENTS * 3 / 5, processed, pattern);
+        kill(); // SIGKILL: committed transactions whose offsets were not committed are delivered again
+        System.out.printf("kill -9 after %d of %d events%n", beforeKill, EVENTS);
+
+        startAndAwaitReady();
+        long done = db.await(WAIT, n -> n >= EVENTS, processed, pattern);
+        long analytics = db.await(WAIT, n -> n >= EVENTS, "SELECT count(*) FROM inbox i JOIN invoice v "
+                + "ON v.event_id = i.event_id WHERE i.consumer = 'analytics' AND v.order_id LIKE ?", pattern);
+
+        assertEquals(EVENTS, done, "every event processed by billing");
+        assertEquals(EVENTS, analytics, "every event processed by analytics");
+        assertEquals(EVENTS, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern),
+                "exactly one invoice per distinct event: none lost, none duplicated");
+        assertEquals(EVENTS, db.number("SELECT count(DISTINCT order_id) FROM invoice WHERE order_id LIKE ?", pattern));
+        assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter WHERE payload LIKE ?", "%" + pattern + "%"),
+                "no event dead-lettered");
+    }
+
+    private void startAndAwaitReady() throws Exception {
+        server("start");
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create("http://localhost:9080/billing/api/invoices/count"))
+                .timeout(Duration.ofSeconds(5)).build();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (http.send(ready, HttpResponse.BodyHandlers.ofString()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("billing service not ready within " + WAIT);
+    }
+
+    private static void server(String action) throws Exception {
+        Process p = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, SERVER).inheritIO().start();
+        int rc = p.waitFor();
+        assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc);
+    }
+
+    private static void kill() throws Exception {
+        Path pidFile = WLP.resolve("usr/servers/.pid/" + SERVER + ".pid");
+        long pid = Long.parseLong(Files.readString(pidFile).trim());
+        ProcessHandle handle = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid));
+        assertTrue(new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start().waitFor() == 0);
+        handle.onExit().get();
+        Files.deleteIfExists(pidFile);
+    }
+}
