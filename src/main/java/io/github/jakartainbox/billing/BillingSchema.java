@@ -37,7 +37,6 @@ public class BillingSchema {
         Flyway.configure(BillingSchema.class.getClassLoader())
                 .dataSource(dataSource)
                 .locations("classpath:db/billing")
-                .callbackLocations("classpath:db/billing")
                 .failOnMissingLocations(true)
                 .table("billing_schema_history")
                 .baselineOnMigrate(true)

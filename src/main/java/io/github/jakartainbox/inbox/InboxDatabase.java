@@ -56,7 +56,6 @@ class InboxDatabase {
                 Flyway.configure(InboxDatabase.class.getClassLoader())
                         .dataSource(found)
                         .locations("classpath:db/inbox")
-                        .callbackLocations("classpath:db/inbox")
                         .failOnMissingLocations(true)
                         .table("inbox_schema_history")
                         .baselineOnMigrate(true)
