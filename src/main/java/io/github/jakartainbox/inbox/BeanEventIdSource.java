@@ -1,22 +1,29 @@
 package io.github.jakartainbox.inbox;
 
 import io.github.jakartainbox.inbox.spi.EventIdExtractor;
+import jakarta.enterprise.inject.Instance;
 
-/** The event id comes from an application-provided {@link EventIdExtractor} bean. */
+/** The event id comes from an application-provided {@link EventIdExtractor} bean, obtained at first use. */
 final class BeanEventIdSource implements EventIdSource {
 
     private final String beanName;
-    private final EventIdExtractor extractor;
+    private final Instance<EventIdExtractor> bean;
+    private volatile EventIdExtractor extractor;
 
-    BeanEventIdSource(String beanName, EventIdExtractor extractor) {
+    BeanEventIdSource(String beanName, Instance<EventIdExtractor> bean) {
         this.beanName = beanName;
-        this.extractor = extractor;
+        this.bean = bean;
     }
 
     @Override
     public String rawEventId(Delivery delivery) {
+        EventIdExtractor current = extractor;
+        if (current == null) {
+            current = bean.get();
+            extractor = current;
+        }
         try {
-            return extractor.eventId(delivery.payload(), delivery.message());
+            return current.eventId(delivery.payload(), delivery.message());
         } catch (RuntimeException e) {
             throw new InvalidEventIdException("EventIdExtractor bean '" + beanName + "' failed: " + e);
         }

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.spi.EventIdExtractor;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.ejb.TransactionManagement;
@@ -8,6 +9,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
 import jakarta.enterprise.inject.spi.AnnotatedType;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
@@ -16,8 +18,9 @@ import jakarta.transaction.Transactional;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import java.util.logging.Level;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.reactive.messaging.Acknowledgment;
@@ -39,7 +42,7 @@ public class IdempotentExtension implements Extension {
     private static final String CONSUMER_KEYS = "inbox.consumer.";
 
     private final List<String> problems = new ArrayList<>();
-    private final Set<String> consumers = new TreeSet<>();
+    private final Map<String, List<Method>> methodsByConsumer = new TreeMap<>();
 
     <T> void inspect(@Observes @WithAnnotations(Idempotent.class) ProcessAnnotatedType<T> event) {
         AnnotatedType<T> type = event.getAnnotatedType();
@@ -48,27 +51,52 @@ public class IdempotentExtension implements Extension {
             if (onType ? isBusinessMethod(annotated) : annotated.isAnnotationPresent(Idempotent.class)) {
                 Idempotent binding = annotated.isAnnotationPresent(Idempotent.class)
                         ? annotated.getAnnotation(Idempotent.class) : type.getAnnotation(Idempotent.class);
-                check(type.getJavaClass(), annotated, binding).forEach(
-                        p -> problems.add(InboxLog.format("INBOX0005E", describe(annotated.getJavaMember()), p)));
-                consumers.add(binding.consumer());
+                Method method = annotated.getJavaMember();
+                check(type.getJavaClass(), method, binding).forEach(
+                        p -> problems.add(InboxLog.format("INBOX0005E", describe(method), p)));
+                methodsByConsumer.computeIfAbsent(binding.consumer(), c -> new ArrayList<>()).add(method);
             }
         }
     }
 
-    void report(@Observes AfterDeploymentValidation event) {
+    void report(@Observes AfterDeploymentValidation event, BeanManager beans) {
+        methodsByConsumer.forEach((consumer, methods) -> checkConfiguration(consumer, methods, beans));
         problems.forEach(problem -> event.addDeploymentProblem(new DeploymentException(problem)));
         for (String key : ConfigProvider.getConfig().getPropertyNames()) {
             if (key.startsWith(CONSUMER_KEYS) && key.indexOf('.', CONSUMER_KEYS.length()) > 0) {
                 String consumer = key.substring(CONSUMER_KEYS.length(), key.indexOf('.', CONSUMER_KEYS.length()));
-                if (!consumers.contains(consumer)) {
+                if (!methodsByConsumer.containsKey(consumer)) {
                     InboxLog.log(Level.WARNING, "INBOX0006W", consumer, key);
                 }
             }
         }
     }
 
-    static List<String> check(Class<?> bean, AnnotatedMethod<?> annotated, Idempotent binding) {
-        Method method = annotated.getJavaMember();
+    /** Resolves the consumer's configuration now, so that a wrong key fails the deployment, not a delivery. */
+    private void checkConfiguration(String consumer, List<Method> methods, BeanManager beans) {
+        if (!InboxConfig.isValidConsumerName(consumer)) {
+            return; // already reported by check()
+        }
+        try {
+            ConsumerSettings settings = InboxConsumers.resolve(consumer,
+                    beans.createInstance().select(EventIdExtractor.class));
+            if (settings.eventIdSource() instanceof KafkaHeaderEventIdSource) {
+                methods.stream().filter(m -> Delivery.messageParameterIndex(m) < 0).forEach(m -> problems.add(
+                        InboxLog.format("INBOX0005E", describe(m), "consumer '" + consumer + "' reads its event ids "
+                                + "from a Kafka header, so the method must take a Message<T> parameter.")));
+            }
+        } catch (IllegalStateException e) {
+            problems.add(e.getMessage());
+        }
+    }
+
+    /**
+     * @param bean    the bean class
+     * @param method  an {@code @Idempotent} business method
+     * @param binding its binding
+     * @return what makes the method unfit for the inbox; empty when it is fine
+     */
+    static List<String> check(Class<?> bean, Method method, Idempotent binding) {
         List<String> found = new ArrayList<>();
         if (!InboxConfig.isValidConsumerName(binding.consumer())) {
             found.add("consumer '" + binding.consumer() + "' is not a valid consumer name: use 1 to 100 characters "
@@ -91,15 +119,15 @@ public class IdempotentExtension implements Extension {
             found.add("it returns " + returned.getName() + ", whose work could outlive the inbox transaction. "
                     + "Return void or a CompletionStage, and do the database work on the calling thread.");
         }
-        Transactional tx = annotated.isAnnotationPresent(Transactional.class)
-                ? annotated.getAnnotation(Transactional.class) : bean.getAnnotation(Transactional.class);
+        Transactional tx = method.isAnnotationPresent(Transactional.class)
+                ? method.getAnnotation(Transactional.class) : bean.getAnnotation(Transactional.class);
         if (tx != null && tx.value() != Transactional.TxType.REQUIRED && tx.value() != Transactional.TxType.MANDATORY
                 && tx.value() != Transactional.TxType.SUPPORTS) {
             found.add("@Transactional(" + tx.value() + ") would separate the inbox claim from the method's work; "
                     + "remove it (@Idempotent implies REQUIRED) or use REQUIRED.");
         }
-        TransactionAttribute attribute = annotated.isAnnotationPresent(TransactionAttribute.class)
-                ? annotated.getAnnotation(TransactionAttribute.class) : bean.getAnnotation(TransactionAttribute.class);
+        TransactionAttribute attribute = method.isAnnotationPresent(TransactionAttribute.class)
+                ? method.getAnnotation(TransactionAttribute.class) : bean.getAnnotation(TransactionAttribute.class);
         if (attribute != null && attribute.value() != TransactionAttributeType.REQUIRED
                 && attribute.value() != TransactionAttributeType.MANDATORY) {
             found.add("@TransactionAttribute(" + attribute.value() + ") would run the claim and the work outside "
@@ -109,7 +137,7 @@ public class IdempotentExtension implements Extension {
         if (management != null && management.value() == TransactionManagementType.BEAN) {
             found.add("the bean manages its own transactions (BEAN); @Idempotent needs container-managed ones.");
         }
-        Acknowledgment ack = annotated.getAnnotation(Acknowledgment.class);
+        Acknowledgment ack = method.getAnnotation(Acknowledgment.class);
         if (ack != null && ack.value() == Acknowledgment.Strategy.PRE_PROCESSING) {
             found.add("@Acknowledgment(PRE_PROCESSING) acknowledges before the transaction commits, so a crash "
                     + "would lose the event; remove it (the inbox acknowledges after the commit).");

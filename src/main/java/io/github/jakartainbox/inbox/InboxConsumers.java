@@ -24,7 +24,7 @@ class InboxConsumers {
     Instance<EventIdExtractor> extractors;
 
     ConsumerSettings forMethod(Method method) {
-        return byMethod.computeIfAbsent(method, m -> resolve(annotatedConsumer(m)));
+        return byMethod.computeIfAbsent(method, m -> resolve(annotatedConsumer(m), extractors));
     }
 
     static String annotatedConsumer(Method method) {
@@ -39,7 +39,13 @@ class InboxConsumers {
         return binding.consumer();
     }
 
-    ConsumerSettings resolve(String annotated) {
+    /**
+     * @param annotated  the consumer name of the annotation
+     * @param extractors the {@code EventIdExtractor} beans
+     * @return the consumer's settings
+     * @throws IllegalStateException (INBOX0004E) when a key has a wrong value
+     */
+    static ConsumerSettings resolve(String annotated, Instance<EventIdExtractor> extractors) {
         Config config = ConfigProvider.getConfig();
         String name = InboxConfig.perConsumer(config, annotated, InboxConfig.NAME, annotated);
         if (!InboxConfig.isValidConsumerName(name)) {
@@ -55,10 +61,10 @@ class InboxConsumers {
                         InboxConfig.RETRY_DELAY_DEFAULT),
                 InboxConfig.perConsumerDuration(config, annotated, InboxConfig.RETRY_MAX_DELAY,
                         InboxConfig.RETRY_MAX_DELAY_DEFAULT));
-        return new ConsumerSettings(name, eventIdSource(config, annotated), maxLength, retry);
+        return new ConsumerSettings(name, eventIdSource(config, annotated, extractors), maxLength, retry);
     }
 
-    private EventIdSource eventIdSource(Config config, String consumer) {
+    private static EventIdSource eventIdSource(Config config, String consumer, Instance<EventIdExtractor> extractors) {
         String source = InboxConfig.perConsumer(config, consumer, InboxConfig.EVENT_ID_SOURCE,
                 InboxConfig.EVENT_ID_SOURCE_DEFAULT).toLowerCase(Locale.ROOT);
         switch (source) {
@@ -76,7 +82,7 @@ class InboxConsumers {
                             "inbox.consumer." + consumer + "." + InboxConfig.EVENT_ID_BEAN, bean,
                             "the @Named name of exactly one EventIdExtractor bean"));
                 }
-                return new BeanEventIdSource(bean, candidates.get());
+                return new BeanEventIdSource(bean, candidates);
             default:
                 throw new IllegalStateException(InboxLog.format("INBOX0004E",
                         "inbox.consumer." + consumer + "." + InboxConfig.EVENT_ID_SOURCE, source,
