@@ -16,4 +16,9 @@ interface EventIdSource {
 
     /** @return where the id is looked for, for error messages, e.g. {@code JSON field 'event_id'} */
     String where();
+
+    /** @return whether the id can only be found on the {@code Message}, so the method must take one */
+    default boolean needsMessage() {
+        return false;
+    }
 }

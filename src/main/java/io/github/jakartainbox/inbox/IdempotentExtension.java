@@ -80,7 +80,7 @@ public class IdempotentExtension implements Extension {
         try {
             ConsumerSettings settings = InboxConsumers.resolve(consumer,
                     beans.createInstance().select(EventIdExtractor.class));
-            if (settings.eventIdSource() instanceof KafkaHeaderEventIdSource) {
+            if (settings.eventIdSource().needsMessage()) {
                 methods.stream().filter(m -> Delivery.messageParameterIndex(m) < 0).forEach(m -> problems.add(
                         InboxLog.format("INBOX0005E", describe(m), "consumer '" + consumer + "' reads its event ids "
                                 + "from a Kafka header, so the method must take a Message<T> parameter.")));

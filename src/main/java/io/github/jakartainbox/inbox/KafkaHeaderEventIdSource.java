@@ -49,6 +49,11 @@ final class KafkaHeaderEventIdSource implements EventIdSource {
     }
 
     @Override
+    public boolean needsMessage() {
+        return true;
+    }
+
+    @Override
     public String where() {
         return "Kafka header '" + header + "'";
     }
