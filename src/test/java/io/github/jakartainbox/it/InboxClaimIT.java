@@ -92,6 +92,25 @@ class InboxClaimIT {
     }
 
     @Test
+    void eventIdFromAnApplicationBeanDeduplicates() throws Exception {
+        String id = UUID.randomUUID().toString();
+        String orderId = "claim-bean-" + id;
+        String json = "{\"meta\":{\"id\":\"" + id + "\"},\"event_id\":\"ignored\",\"order_id\":\"" + orderId
+                + "\",\"customer_email\":\"b@example.com\",\"amount\":\"3.00\",\"currency\":\"EUR\"}";
+        probe().processWithBeanId(json);
+        probe().processWithBeanId(json);
+        assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", orderId));
+        assertEquals(1, db.number("SELECT count(*) FROM inbox WHERE consumer = 'probe-bean' AND event_id = ?", id));
+
+        String withoutId = json.replace("\"meta\":{\"id\":\"" + id + "\"},", "").replace(orderId, orderId + "-no-meta");
+        probe().processWithBeanId(withoutId);
+        assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", orderId + "-no-meta"));
+        String error = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe-bean' AND payload = ?",
+                withoutId);
+        assertTrue(error.contains("No event id: EventIdExtractor bean 'nested-meta-id'"), error);
+    }
+
+    @Test
     void racingDuplicateWaitsForTheFirstAndSkipsWhenItCommits() throws Exception {
         Event e = newEvent();
         CountDownLatch release = new CountDownLatch(1);

@@ -42,6 +42,12 @@ public class ProbeConsumer {
         body(json);
     }
 
+    /** Consumer "probe-bean": event ids from the {@link NestedMetaIdExtractor} bean. */
+    @Idempotent(consumer = "probe-bean")
+    public void processWithBeanId(String json) throws InterruptedException {
+        body(json);
+    }
+
     private void body(String json) throws InterruptedException {
         OrderConfirmed order = OrderConfirmed.parse(json);
         int call = CALLS.computeIfAbsent(order.orderId(), k -> new AtomicInteger()).incrementAndGet();
