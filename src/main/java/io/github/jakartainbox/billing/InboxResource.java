@@ -4,13 +4,15 @@ import io.github.jakartainbox.inbox.InboxStatistics;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.sql.SQLException;
 import java.util.List;
 
-/** {@code GET /billing/api/inbox}: per-consumer figures (processed, duplicates skipped, dead-lettered, retries). */
+/** {@code GET /billing/api/inbox}: per-consumer figures (processed, duplicates skipped, dead-lettered, retries),
+ *  and the retention purge's state. */
 @Path("/inbox")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
@@ -26,5 +28,17 @@ public class InboxResource {
     @GET
     public List<InboxStatistics.ConsumerFigures> figures() throws SQLException {
         return statistics.figures();
+    }
+
+    /**
+     * {@code GET /billing/api/inbox/purge}: the retention purge's state (last run, rows deleted, last error,
+     * overdue), 404 when the purge state table is empty.
+     *
+     * @return the state
+     */
+    @GET
+    @Path("/purge")
+    public InboxStatistics.PurgeStatus purge() {
+        return statistics.purgeStatus().orElseThrow(() -> new NotFoundException("no purge state"));
     }
 }

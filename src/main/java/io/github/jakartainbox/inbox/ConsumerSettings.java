@@ -7,8 +7,10 @@ package io.github.jakartainbox.inbox;
  * @param eventIdSource where its event ids are found
  * @param maxLength     the longest event id accepted
  * @param retry         its retry policy
+ * @param eventTime     where the event's own time is found (used in partitioned mode only)
  */
-record ConsumerSettings(String name, EventIdSource eventIdSource, int maxLength, RetryPolicy retry) {
+record ConsumerSettings(String name, EventIdSource eventIdSource, int maxLength, RetryPolicy retry,
+                        EventTimeSource eventTime) {
 
     /**
      * @param delivery the delivery

@@ -6,6 +6,7 @@ import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import java.lang.reflect.Method;
+import java.time.LocalDate;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.logging.Level;
@@ -54,14 +55,21 @@ public class IdempotentInterceptor {
             deadLetter(consumer, null, delivery, e, 0);
             return acknowledged(context.getMethod(), delivery);
         }
-        return withRetries(context, consumer, delivery, eventId);
+        LocalDate month;
+        try {
+            month = inbox.partitionMonth(consumer, delivery, eventId);
+        } catch (UnprocessableEventException e) {
+            deadLetter(consumer, eventId, delivery, e, 0);
+            return acknowledged(context.getMethod(), delivery);
+        }
+        return withRetries(context, consumer, delivery, eventId, month);
     }
 
     /** An EJB, MDB or caller transaction is active: join it; failures go to the container. */
     private Object inCallerTransaction(InvocationContext context, ConsumerSettings consumer, Delivery delivery)
             throws Exception {
         String eventId = consumer.eventId(delivery);
-        if (!inbox.claim(consumer.name(), eventId)) {
+        if (!inbox.claim(consumer.name(), eventId, inbox.partitionMonth(consumer, delivery, eventId))) {
             duplicate(consumer, eventId);
             return CompletionStage.class.isAssignableFrom(context.getMethod().getReturnType()) ? DONE : null;
         }
@@ -69,12 +77,12 @@ public class IdempotentInterceptor {
     }
 
     private Object withRetries(InvocationContext context, ConsumerSettings consumer, Delivery delivery,
-                               String eventId) throws Exception {
+                               String eventId, LocalDate month) throws Exception {
         RetryPolicy retry = consumer.retry();
         int attempt = 1;
         while (true) {
             try {
-                Outcome outcome = transactions.inNewTransaction(() -> attempt(context, consumer, delivery, eventId));
+                Outcome outcome = transactions.inNewTransaction(() -> attempt(context, consumer, delivery, eventId, month));
                 if (outcome.duplicate()) {
                     duplicate(consumer, eventId);
                     return acknowledged(context.getMethod(), delivery);
@@ -102,9 +110,9 @@ public class IdempotentInterceptor {
     }
 
     /** One attempt, inside its own transaction. */
-    private Outcome attempt(InvocationContext context, ConsumerSettings consumer, Delivery delivery, String eventId)
-            throws Exception {
-        if (!inbox.claim(consumer.name(), eventId)) {
+    private Outcome attempt(InvocationContext context, ConsumerSettings consumer, Delivery delivery, String eventId,
+                            LocalDate month) throws Exception {
+        if (!inbox.claim(consumer.name(), eventId, month)) {
             return new Outcome(true, null);
         }
         DeferredAckMessage<?> message = null;

@@ -5,6 +5,7 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.LocalDate;
 
 /**
  * The claim: one {@code INSERT ... ON CONFLICT DO NOTHING} through the JTA-enlisted datasource, in the caller's
@@ -19,30 +20,58 @@ class InboxClaim {
     static final String CLAIM_SQL = "INSERT INTO inbox (consumer, event_id, processed_at) VALUES (?, ?, now()) "
             + "ON CONFLICT (consumer, event_id) DO NOTHING";
 
+    /** Partitioned mode: the key includes the event's month, which is the same on every delivery. */
+    static final String CLAIM_MONTHLY_SQL = "INSERT INTO inbox (consumer, event_id, event_month, processed_at) "
+            + "VALUES (?, ?, ?, now()) ON CONFLICT (consumer, event_id, event_month) DO NOTHING";
+
     @Inject
     InboxDatabase database;
     @Inject
     InboxTransactions transactions;
 
     /**
+     * @param consumer the consumer's settings
+     * @param delivery the delivery
+     * @param eventId  its normalized event id
+     * @return the event's month in partitioned mode, {@code null} otherwise
+     * @throws UnprocessableEventException in partitioned mode, when the event carries no usable time
+     */
+    LocalDate partitionMonth(ConsumerSettings consumer, Delivery delivery, String eventId) {
+        return database.partitioned() ? consumer.eventTime().month(delivery, eventId) : null;
+    }
+
+    /**
      * @param consumer the consumer name
      * @param eventId  the normalized event id
+     * @param month    the event's month in partitioned mode ({@link #partitionMonth}), {@code null} otherwise
      * @return {@code true} when this transaction now owns the event (process it), {@code false} when the
      *         consumer has already processed it (skip it)
      * @throws SQLException          when the statement fails; the transaction must then roll back
+     * @throws UnprocessableEventException in partitioned mode, when no partition holds the event's month
      * @throws IllegalStateException when no JTA transaction is active: an inbox row committed apart from the
      *                               business change would be wrong
      */
-    boolean claim(String consumer, String eventId) throws SQLException {
+    boolean claim(String consumer, String eventId, LocalDate month) throws SQLException {
         if (!transactions.isActive()) {
             throw new IllegalStateException("The inbox claim needs an active JTA transaction, so that the inbox row "
                     + "commits or rolls back together with the business change.");
         }
         try (Connection connection = database.dataSource().getConnection();
-             PreparedStatement insert = connection.prepareStatement(CLAIM_SQL)) {
+             PreparedStatement insert = connection.prepareStatement(month == null ? CLAIM_SQL : CLAIM_MONTHLY_SQL)) {
             insert.setString(1, consumer);
             insert.setString(2, eventId);
+            if (month != null) {
+                insert.setObject(3, month);
+            }
             return insert.executeUpdate() == 1;
+        } catch (SQLException e) {
+            if (month != null && "23514".equals(e.getSQLState())) {
+                throw new UnprocessableEventException("No inbox partition holds event month " + month + ": the "
+                        + "event is older than the inbox retention (its row may have been purged, so whether it "
+                        + "was processed is unknown; re-drive it only if it was not) or further ahead than "
+                        + "inbox.partition.months-ahead.", e);
+            }
+            throw e;
         }
     }
 }

@@ -60,6 +60,51 @@ public final class InboxConfig {
     public static final String RETRY_MAX_DELAY = "retry.max-delay";
     public static final Duration RETRY_MAX_DELAY_DEFAULT = Duration.ofSeconds(5);
 
+    /** Per consumer: ISO-8601 duration an inbox row is kept after processing; must exceed the longest possible
+     *  replay (the topic's retention and the consumer group's offset retention). */
+    public static final String RETENTION = "retention";
+    public static final Duration RETENTION_DEFAULT = Duration.ofDays(14);
+
+    /** Per consumer: ISO-8601 duration, the retention of the topic the consumer reads; when set, a shorter or
+     *  equal inbox retention is logged as a warning at start (INBOX0301W). */
+    public static final String TOPIC_RETENTION = "topic-retention";
+
+    /** Per consumer: top-level JSON field with the event's own time (ISO-8601 with offset), used in
+     *  partitioned mode; without it the event id must be a UUIDv7. */
+    public static final String EVENT_TIME_FIELD = "event-time.field";
+
+    /** {@code none} (one table, purged by batched DELETE) or {@code monthly} (partitioned by the event's month,
+     *  expired months dropped whole); {@code monthly} applies migration db/inbox-monthly, which is one-way. */
+    public static final String PARTITIONING = "inbox.partitioning";
+    public static final String PARTITIONING_DEFAULT = "none";
+
+    /** Monthly mode: how many months after the current one have their partition created ahead of time. */
+    public static final String PARTITION_MONTHS_AHEAD = "inbox.partition.months-ahead";
+    public static final int PARTITION_MONTHS_AHEAD_DEFAULT = 3;
+
+    /** Monthly mode: ISO-8601 duration a partition DDL statement waits for its lock before giving up until the
+     *  next purge run, so that it never queues behind readers and writers. */
+    public static final String PARTITION_LOCK_TIMEOUT = "inbox.partition.lock-timeout";
+    public static final Duration PARTITION_LOCK_TIMEOUT_DEFAULT = Duration.ofSeconds(2);
+
+    /** When the purge runs: an EJB calendar expression of six fields, {@code second minute hour dayOfMonth
+     *  month dayOfWeek} (Jakarta Enterprise Beans 4.0, section 13.3.1), or {@code off}. */
+    public static final String PURGE_SCHEDULE = "inbox.purge.schedule";
+    public static final String PURGE_SCHEDULE_DEFAULT = "0 */5 * * * *";
+
+    /** Rows deleted per transaction by the purge. */
+    public static final String PURGE_BATCH_SIZE = "inbox.purge.batch-size";
+    public static final int PURGE_BATCH_SIZE_DEFAULT = 5000;
+
+    /** ISO-8601 duration of a purge run's lease, renewed after every batch; another server takes over a lease
+     *  that its owner let expire (it crashed). */
+    public static final String PURGE_LEASE = "inbox.purge.lease";
+    public static final Duration PURGE_LEASE_DEFAULT = Duration.ofMinutes(10);
+
+    /** ISO-8601 duration after which a purge that has not succeeded is reported overdue. */
+    public static final String PURGE_OVERDUE_AFTER = "inbox.purge.overdue-after";
+    public static final Duration PURGE_OVERDUE_AFTER_DEFAULT = Duration.ofHours(1);
+
     private static final Pattern CONSUMER_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
 
     private InboxConfig() {
@@ -107,6 +152,32 @@ public final class InboxConfig {
             throw new IllegalStateException(InboxLog.format("INBOX0004E", keyFor(consumer, key), text,
                     "a non-negative ISO-8601 duration such as PT0.2S"));
         }
+    }
+
+    static int globalInt(Config config, String key, int defaultValue, int min, int max) {
+        String text = global(config, key).orElse(Integer.toString(defaultValue));
+        try {
+            int value = Integer.parseInt(text);
+            if (value >= min && value <= max) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalStateException(InboxLog.format("INBOX0004E", key, text, "an integer from " + min + " to " + max));
+    }
+
+    static Duration globalDuration(Config config, String key, Duration defaultValue) {
+        String text = global(config, key).orElse(defaultValue.toString());
+        try {
+            Duration value = Duration.parse(text);
+            if (!value.isNegative() && !value.isZero()) {
+                return value;
+            }
+        } catch (DateTimeParseException e) {
+            // reported below
+        }
+        throw new IllegalStateException(InboxLog.format("INBOX0004E", key, text, "a positive ISO-8601 duration such as PT10M"));
     }
 
     static Optional<String> global(Config config, String key) {

@@ -61,7 +61,9 @@ class InboxConsumers {
                         InboxConfig.RETRY_DELAY_DEFAULT),
                 InboxConfig.perConsumerDuration(config, annotated, InboxConfig.RETRY_MAX_DELAY,
                         InboxConfig.RETRY_MAX_DELAY_DEFAULT));
-        return new ConsumerSettings(name, eventIdSource(config, annotated, extractors), maxLength, retry);
+        String timeField = InboxConfig.perConsumer(config, annotated, InboxConfig.EVENT_TIME_FIELD, "");
+        return new ConsumerSettings(name, eventIdSource(config, annotated, extractors), maxLength, retry,
+                new EventTimeSource(timeField.isEmpty() ? null : timeField));
     }
 
     private static EventIdSource eventIdSource(Config config, String consumer, Instance<EventIdExtractor> extractors) {

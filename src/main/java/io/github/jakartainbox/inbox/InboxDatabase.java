@@ -22,6 +22,7 @@ import org.flywaydb.core.Flyway;
 class InboxDatabase {
 
     private volatile DataSource dataSource;
+    private volatile boolean partitioned;
 
     void onStart(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
         dataSource();
@@ -35,6 +36,12 @@ class InboxDatabase {
     DataSource dataSource() {
         DataSource ready = dataSource;
         return ready != null ? ready : prepare();
+    }
+
+    /** @return whether the inbox is partitioned by month ({@value InboxConfig#PARTITIONING}=monthly) */
+    boolean partitioned() {
+        dataSource();
+        return partitioned;
     }
 
     private synchronized DataSource prepare() {
@@ -51,11 +58,18 @@ class InboxDatabase {
         }
         boolean migrate = config.getOptionalValue(InboxConfig.SCHEMA_MIGRATE, Boolean.class)
                 .orElse(InboxConfig.SCHEMA_MIGRATE_DEFAULT);
+        String partitioning = InboxConfig.global(config, InboxConfig.PARTITIONING)
+                .orElse(InboxConfig.PARTITIONING_DEFAULT);
+        if (!partitioning.equals("none") && !partitioning.equals("monthly")) {
+            throw logged(InboxLog.format("INBOX0004E", InboxConfig.PARTITIONING, partitioning, "none or monthly"), null);
+        }
+        boolean monthly = partitioning.equals("monthly");
         try {
             if (migrate) {
                 Flyway.configure(InboxDatabase.class.getClassLoader())
                         .dataSource(found)
-                        .locations("classpath:db/inbox")
+                        .locations(monthly ? new String[] {"classpath:db/inbox", "classpath:db/inbox-monthly"}
+                                : new String[] {"classpath:db/inbox"})
                         .failOnMissingLocations(true)
                         .table("inbox_schema_history")
                         .baselineOnMigrate(true)
@@ -67,11 +81,16 @@ class InboxDatabase {
                 try (Connection connection = found.getConnection(); Statement statement = connection.createStatement()) {
                     statement.execute("SELECT consumer, event_id, processed_at FROM inbox WHERE false");
                     statement.execute("SELECT consumer, event_id, payload, error, attempts FROM inbox_dead_letter WHERE false");
+                    statement.execute("SELECT last_finished_at FROM inbox_purge_state WHERE false");
+                    if (monthly) {
+                        statement.execute("SELECT event_month FROM inbox WHERE false");
+                    }
                 }
             }
         } catch (SQLException | RuntimeException e) {
             throw logged(InboxLog.format("INBOX0003E", jndiName, e.toString()), e);
         }
+        partitioned = monthly;
         dataSource = found;
         return found;
     }

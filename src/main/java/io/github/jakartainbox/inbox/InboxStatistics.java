@@ -6,7 +6,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Optional;
+import org.eclipse.microprofile.config.ConfigProvider;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -31,6 +35,24 @@ public class InboxStatistics {
      */
     public record ConsumerFigures(String consumer, long processed, long deadLettered, long duplicatesSkipped,
                                   long retries) {
+    }
+
+    /**
+     * The state of the retention purge, shared by all servers of the database.
+     *
+     * @param lastStartedAt  when the last run started, {@code null} if none ever did
+     * @param lastFinishedAt when the last successful run finished, {@code null} if none ever did
+     * @param lastDeleted    rows deleted by the last successful run (plain mode)
+     * @param totalDeleted   rows deleted by all runs
+     * @param lastError      why the last run failed, {@code null} when it succeeded
+     * @param lastErrorAt    when it failed
+     * @param overdue        no successful run within {@value InboxConfig#PURGE_OVERDUE_AFTER} (default PT1H),
+     *                       or the last run failed
+     * @param overdueAfter   that duration
+     */
+    public record PurgeStatus(OffsetDateTime lastStartedAt, OffsetDateTime lastFinishedAt, long lastDeleted,
+                              long totalDeleted, String lastError, OffsetDateTime lastErrorAt, boolean overdue,
+                              Duration overdueAfter) {
     }
 
     private final Map<String, LongAdder> duplicates = new ConcurrentHashMap<>();
@@ -67,6 +89,32 @@ public class InboxStatistics {
         rows.forEach((consumer, counts) -> result.add(new ConsumerFigures(consumer, counts[0], counts[1],
                 sum(duplicates, consumer), sum(retries, consumer))));
         return result;
+    }
+
+    /**
+     * @return the purge state, empty when the table has no state row
+     * @throws IllegalStateException when the database cannot be read
+     */
+    public Optional<PurgeStatus> purgeStatus() {
+        Duration overdueAfter = InboxConfig.globalDuration(ConfigProvider.getConfig(), InboxConfig.PURGE_OVERDUE_AFTER,
+                InboxConfig.PURGE_OVERDUE_AFTER_DEFAULT);
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement query = connection.prepareStatement("SELECT last_started_at, last_finished_at, "
+                     + "last_deleted, total_deleted, last_error, last_error_at, now() FROM inbox_purge_state");
+             ResultSet rs = query.executeQuery()) {
+            if (!rs.next()) {
+                return Optional.empty();
+            }
+            OffsetDateTime finished = rs.getObject(2, OffsetDateTime.class);
+            String error = rs.getString(5);
+            OffsetDateTime now = rs.getObject(7, OffsetDateTime.class);
+            boolean overdue = error != null
+                    || finished != null && Duration.between(finished, now).compareTo(overdueAfter) > 0;
+            return Optional.of(new PurgeStatus(rs.getObject(1, OffsetDateTime.class), finished, rs.getLong(3),
+                    rs.getLong(4), error, rs.getObject(6, OffsetDateTime.class), overdue, overdueAfter));
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot read inbox_purge_state: " + e.getMessage(), e);
+        }
     }
 
     private static void count(Connection connection, String sql, Map<String, long[]> rows, int column)

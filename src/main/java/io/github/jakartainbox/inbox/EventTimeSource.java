@@ -1,0 +1,44 @@
+package io.github.jakartainbox.inbox;
+
+import java.time.Instant;
+import java.time.LocalDate;
+
+/**
+ * Where a consumer finds the event's own time, in partitioned mode: a top-level JSON field
+ * ({@code inbox.consumer.<consumer>.event-time.field}) when configured, else the UUIDv7 event id.
+ */
+final class EventTimeSource {
+
+    private final PayloadFieldEventIdSource field;
+
+    /** @param fieldName the JSON field holding the event time, {@code null} to use UUIDv7 event ids */
+    EventTimeSource(String fieldName) {
+        this.field = fieldName == null ? null : new PayloadFieldEventIdSource(fieldName);
+    }
+
+    /**
+     * @param delivery the delivery
+     * @param eventId  its normalized event id
+     * @return the first day of the event's month (UTC)
+     * @throws UnprocessableEventException when the event carries no usable time
+     */
+    LocalDate month(Delivery delivery, String eventId) {
+        Instant time;
+        if (field != null) {
+            String text = field.rawEventId(delivery);
+            if (text == null) {
+                throw new UnprocessableEventException("The partitioned inbox needs the event's time: "
+                        + field.where() + " is missing.");
+            }
+            time = EventMonths.parseEventTime(text, field.where());
+        } else {
+            time = EventMonths.uuidV7Time(eventId);
+            if (time == null) {
+                throw new UnprocessableEventException("The partitioned inbox needs the event's own time: event id "
+                        + eventId + " is not a UUIDv7. Send UUIDv7 event ids or set "
+                        + "inbox.consumer.<consumer>.event-time.field.");
+            }
+        }
+        return EventMonths.monthOf(time);
+    }
+}

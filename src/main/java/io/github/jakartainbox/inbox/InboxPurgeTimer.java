@@ -1,0 +1,96 @@
+package io.github.jakartainbox.inbox;
+
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ScheduleExpression;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.Timer;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.logging.Level;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * The EJB calendar timer that runs {@link InboxPurge} on the schedule {@value InboxConfig#PURGE_SCHEDULE}
+ * (default every five minutes). The timer is not persistent: after a server was down for hours it runs once at
+ * the next scheduled time, which catches up on everything expired, rather than replaying the missed runs. Its
+ * timeout method holds no transaction: each batch of the purge commits on its own, so a long purge is never
+ * rolled back as a whole. Needs Liberty feature {@code enterpriseBeansLite-4.0}.
+ */
+@Singleton
+@Startup
+public class InboxPurgeTimer {
+
+    @Resource
+    TimerService timerService;
+    @Inject
+    InboxPurge purge;
+    @Inject
+    InboxStatistics statistics;
+
+    @PostConstruct
+    void schedule() {
+        Config config = ConfigProvider.getConfig();
+        warnIfRetentionIsShort(config);
+        String schedule = InboxConfig.global(config, InboxConfig.PURGE_SCHEDULE)
+                .orElse(InboxConfig.PURGE_SCHEDULE_DEFAULT);
+        if (schedule.equalsIgnoreCase("off")) {
+            return;
+        }
+        timerService.createCalendarTimer(parse(schedule), new TimerConfig("jakarta-inbox purge", false));
+        InboxLog.log(Level.INFO, "INBOX0305I", schedule);
+    }
+
+    @Timeout
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    void run(Timer timer) {
+        try {
+            PurgeResult result = purge.purgeExpired();
+            if (!result.ran() || result.error() != null) {
+                statistics.purgeStatus().filter(InboxStatistics.PurgeStatus::overdue).ifPresent(status ->
+                        InboxLog.log(Level.WARNING, "INBOX0304W", status.lastFinishedAt(), status.overdueAfter()));
+            }
+        } catch (RuntimeException e) {
+            // a timeout method that throws would be retried at once by the container; the next run retries instead
+            InboxLog.log(Level.SEVERE, "INBOX0302E", Failures.describe(e));
+        }
+    }
+
+    /**
+     * @param schedule six space-separated fields: second minute hour dayOfMonth month dayOfWeek
+     * @return the calendar expression
+     * @throws IllegalStateException (INBOX0004E) when the text does not have six fields
+     */
+    static ScheduleExpression parse(String schedule) {
+        String[] fields = schedule.trim().split("\\s+");
+        if (fields.length != 6) {
+            throw new IllegalStateException(InboxLog.format("INBOX0004E", InboxConfig.PURGE_SCHEDULE, schedule,
+                    "six fields 'second minute hour dayOfMonth month dayOfWeek' such as '0 */5 * * * *', or off"));
+        }
+        return new ScheduleExpression().second(fields[0]).minute(fields[1]).hour(fields[2])
+                .dayOfMonth(fields[3]).month(fields[4]).dayOfWeek(fields[5]);
+    }
+
+    private static void warnIfRetentionIsShort(Config config) {
+        String suffix = "." + InboxConfig.TOPIC_RETENTION;
+        for (String key : config.getPropertyNames()) {
+            if (!key.startsWith("inbox.") || !key.endsWith(suffix)) {
+                continue;
+            }
+            String consumer = key.startsWith("inbox.consumer.")
+                    ? key.substring("inbox.consumer.".length(), key.length() - suffix.length()) : null;
+            Duration topic = InboxConfig.globalDuration(config, key, Duration.ofDays(7));
+            Duration inbox = InboxPurge.retention(config, consumer);
+            if (inbox.compareTo(topic) <= 0) {
+                InboxLog.log(Level.WARNING, "INBOX0301W", consumer == null ? "(all)" : consumer, inbox, topic);
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package io.github.jakartainbox.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.jakartainbox.billing.SampleEvents;
+import io.github.jakartainbox.billing.SampleEvents.Event;
+import io.github.jakartainbox.inbox.InboxPurge;
+import io.github.jakartainbox.inbox.PurgeResult;
+import jakarta.enterprise.inject.spi.CDI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The retention purge on Liberty and PostgreSQL: the boundary, other consumers, two purgers at once, a purge of
+ * a million rows while events are consumed, and the EJB timer (every 10 s on the test server).
+ */
+@ExtendWith(ArquillianExtension.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class InboxPurgeIT {
+
+    private final Db db = Db.lazy();
+    private final ExecutorService threads = Executors.newFixedThreadPool(2);
+
+    @Deployment
+    static WebArchive deployment() {
+        return Deployments.billingWithProbes();
+    }
+
+    @AfterEach
+    void stopThreads() {
+        threads.shutdownNow();
+    }
+
+    private static InboxPurge purge() {
+        return CDI.current().select(InboxPurge.class).get();
+    }
+
+    /** Runs the purge until a run of this thread completes (the timer may hold the lease for a moment). */
+    private static PurgeResult purgeNow() throws InterruptedException {
+        for (int i = 0; i < 600; i++) {
+            PurgeResult result = purge().purgeExpired();
+            if (result.ran()) {
+                assertNull(result.error());
+                return result;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the purge lease never became free");
+    }
+
+    private long rows(String consumer) {
+        return db.number("SELECT count(*) FROM inbox WHERE consumer = ?", consumer);
+    }
+
+    /** Inserts {@code count} rows for a consumer, processed {@code age} ago (by the database's clock). */
+    private void seed(String consumer, long count, String age) {
+        db.number("WITH s AS (INSERT INTO inbox (consumer, event_id, processed_at) SELECT ?, 'seed-' || g, "
+                + "now() - CAST(? AS interval) FROM generate_series(1, ?) g RETURNING 1) SELECT count(*) FROM s",
+                consumer, age, count);
+    }
+
+    @Test
+    @Order(1)
+    void rowsOlderThanTheRetentionArePurgedYoungerOnesAndOtherConsumersKept() throws Exception {
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        String consumer = "purge-" + run;
+        db.number("WITH s AS (INSERT INTO inbox (consumer, event_id, processed_at) VALUES "
+                + "(?, 'just-inside', now() - interval '14 days' + interval '1 second'), "
+                + "(?, 'just-outside', now() - interval '14 days' - interval '1 second'), "
+                + "('purge-long', ?, now() - interval '20 days') RETURNING 1) SELECT count(*) FROM s",
+                consumer, consumer, "kept-" + run);
+        purgeNow();
+        assertEquals(1, db.number("SELECT count(*) FROM inbox WHERE consumer = ? AND event_id = 'just-inside'",
+                consumer), "retention minus 1 s survives");
+        assertEquals(0, db.number("SELECT count(*) FROM inbox WHERE consumer = ? AND event_id = 'just-outside'",
+                consumer), "retention plus 1 s is purged");
+        assertEquals(1, db.number("SELECT count(*) FROM inbox WHERE consumer = 'purge-long' AND event_id = ?",
+                "kept-" + run), "a consumer with a 30-day retention keeps its 20-day-old row");
+        db.number("WITH d AS (DELETE FROM inbox WHERE consumer = ? RETURNING 1) SELECT count(*) FROM d", consumer);
+    }
+
+    /** Waits until no purge run holds the lease, then reads: total rows deleted so far, rows now expired. */
+    private long[] quietTotals() throws InterruptedException {
+        String sql = "SELECT total_deleted || ' ' || (SELECT count(*) FROM inbox WHERE consumer <> 'purge-long' "
+                + "AND processed_at < now() - interval '14 days') FROM inbox_purge_state WHERE owner IS NULL";
+        for (int i = 0; i < 600; i++) {
+            String row = db.text(sql);
+            if (row != null) {
+                String[] parts = row.split(" ");
+                return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("a purge run held the lease for 30 s");
+    }
+
+    @Test
+    @Order(2)
+    void twoPurgersAtOnceDeleteEachRowOnceWithoutError() throws Exception {
+        String consumer = "purge-race-" + UUID.randomUUID().toString().substring(0, 8);
+        seed(consumer, 20_000, "15 days");
+        long[] before = quietTotals();
+        assertTrue(before[1] >= 20_000, "expired rows before: " + before[1]);
+        Future<PurgeResult> first = threads.submit(() -> purge().purgeExpired());
+        Future<PurgeResult> second = threads.submit(() -> purge().purgeExpired());
+        PurgeResult a = first.get(2, TimeUnit.MINUTES);
+        PurgeResult b = second.get(2, TimeUnit.MINUTES);
+        assertNull(a.error(), a.toString());
+        assertNull(b.error(), b.toString());
+        assertEquals(0, rows(consumer), "all expired rows gone");
+        long[] after = quietTotals();
+        assertEquals(0, after[1]);
+        assertEquals(before[1], after[0] - before[0],
+                "the purge runs (these two and any timer run) together deleted each expired row exactly once");
+    }
+
+    @Test
+    @Order(3)
+    void millionExpiredRowsArePurgedInBatchesWhileEventsAreConsumedOnce() throws Exception {
+        String consumer = "purge-bulk-" + UUID.randomUUID().toString().substring(0, 8);
+        seed(consumer, 1_000_000, "30 days");
+        assertEquals(1_000_000, rows(consumer));
+
+        Future<List<PurgeResult>> purging = threads.submit(() -> {
+            List<PurgeResult> runs = new ArrayList<>();
+            while (rows(consumer) > 0) {
+                runs.add(purge().purgeExpired());
+            }
+            return runs;
+        });
+        String orderPrefix = "purge-live-" + UUID.randomUUID();
+        List<Event> events = SampleEvents.events(orderPrefix, 300);
+        long sendStarted = System.nanoTime();
+        try (KafkaProducer<String, String> producer = SampleEvents.producer("127.0.0.1:9092")) {
+            for (Event e : events) {
+                SampleEvents.send(producer, "orders.confirmed", List.of(e, e));
+                Thread.sleep(20);
+            }
+        }
+        long invoiced = db.await(Duration.ofMinutes(3), n -> n == 300,
+                "SELECT count(*) FROM invoice WHERE order_id LIKE ?", orderPrefix + "-%");
+        boolean purgeStillRunning = !purging.isDone();
+        List<PurgeResult> runs = purging.get(5, TimeUnit.MINUTES);
+        System.out.printf("purge of 1,000,000 rows: %s; events sent over %d ms%n", runs,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sendStarted));
+
+        assertEquals(300, invoiced, "every event processed while the purge ran");
+        assertEquals(300, db.number("SELECT count(DISTINCT order_id) FROM invoice WHERE order_id LIKE ?",
+                orderPrefix + "-%"), "and processed once");
+        assertEquals(0, rows(consumer), "all expired rows purged");
+        long batches = runs.stream().mapToLong(PurgeResult::batches).sum();
+        assertTrue(batches >= 200 || !purgeStillRunning, "in batches of inbox.purge.batch-size (5000): " + batches);
+        assertTrue(runs.stream().allMatch(r -> r.error() == null), runs.toString());
+    }
+
+    @Test
+    @Order(4)
+    void theEjbTimerRunsThePurgeOnItsSchedule() throws Exception {
+        String before = db.text("SELECT coalesce(last_started_at::text, '') FROM inbox_purge_state");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+        String now = before;
+        while (now.equals(before) && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            now = db.text("SELECT coalesce(last_started_at::text, '') FROM inbox_purge_state");
+        }
+        assertNotEquals(before, now, "the timer (every 10 s) started a purge run");
+        assertNull(db.text("SELECT last_error FROM inbox_purge_state"));
+    }
+}
