@@ -13,6 +13,8 @@ import javax.sql.DataSource;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
+import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
 
 /**
  * The inbox's datasource ({@value InboxConfig#DATASOURCE}), looked up once, with its tables created or checked
@@ -66,16 +68,7 @@ class InboxDatabase {
         boolean monthly = partitioning.equals("monthly");
         try {
             if (migrate) {
-                Flyway.configure(InboxDatabase.class.getClassLoader())
-                        .dataSource(found)
-                        .locations(monthly ? new String[] {"classpath:db/inbox", "classpath:db/inbox-monthly"}
-                                : new String[] {"classpath:db/inbox"})
-                        .failOnMissingLocations(true)
-                        .table("inbox_schema_history")
-                        .baselineOnMigrate(true)
-                        .baselineVersion("0")
-                        .load()
-                        .migrate();
+                flyway(found, monthly).migrate();
                 InboxLog.log(Level.INFO, "INBOX0001I", jndiName);
             } else {
                 try (Connection connection = found.getConnection(); Statement statement = connection.createStatement()) {
@@ -93,6 +86,27 @@ class InboxDatabase {
         partitioned = monthly;
         dataSource = found;
         return found;
+    }
+
+    /**
+     * The inbox's Flyway: its own history table, and a session-level (not transactional) migration lock, because
+     * {@code CREATE INDEX CONCURRENTLY} waits for every open transaction, the lock's included.
+     *
+     * @param dataSource the inbox datasource
+     * @param monthly    whether to apply the partitioned-mode migration too
+     * @return the configured Flyway
+     */
+    static Flyway flyway(DataSource dataSource, boolean monthly) {
+        FluentConfiguration configuration = Flyway.configure(InboxDatabase.class.getClassLoader())
+                .dataSource(dataSource)
+                .locations(monthly ? new String[] {"classpath:db/inbox", "classpath:db/inbox-monthly"}
+                        : new String[] {"classpath:db/inbox"})
+                .failOnMissingLocations(true)
+                .table("inbox_schema_history")
+                .baselineOnMigrate(true)
+                .baselineVersion("0");
+        configuration.getConfigurationExtension(PostgreSQLConfigurationExtension.class).setTransactionalLock(false);
+        return configuration.load();
     }
 
     private static IllegalStateException logged(String message, Exception cause) {
