@@ -50,9 +50,9 @@ public final class PurgeBenchmark {
             }
         }
         List<Figures> figures = List.of(run(false, perDay, days), run(true, perDay, days));
-        System.out.printf("%nInbox purge, %,d rows (%,d a day for %d days), retention %s, batch %d; consumer latency "
+        System.out.printf("%nInbox purge, %,d rows (%,d a day for %d days), retention %d days, batch %d; consumer latency "
                 + "in ms (claim + business insert, one transaction)%n%n", (long) perDay * days, perDay, days,
-                RETENTION, BATCH);
+                RETENTION.toDays(), BATCH);
         System.out.println("| mode | rows purged | purge time | p50 idle | p99 idle | p50 during | p99 during | p99 ratio | consumer tx during purge |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (Figures f : figures) {
