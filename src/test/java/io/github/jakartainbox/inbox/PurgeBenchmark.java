@@ -94,8 +94,9 @@ public final class PurgeBenchmark {
         Thread consumerThread = new Thread(busy::runUntilStopped, "bench-consumer");
         consumerThread.start();
         Thread.sleep(500);
+        long expired = monthly ? rowsInExpiredMonths(ds, now) : 0; // counted before the clock starts
         long p0 = System.nanoTime();
-        long purged = monthly ? dropPartitions(ds, now) : deleteInBatches(ds);
+        long purged = monthly ? dropPartitions(ds, now, expired) : deleteInBatches(ds);
         Duration purgeTime = Duration.ofNanos(System.nanoTime() - p0);
         busy.stop.set(true);
         consumerThread.join();
@@ -128,22 +129,31 @@ public final class PurgeBenchmark {
         return total;
     }
 
-    /** Monthly mode: what InboxPurge does, one partition per transaction; counts exactly for the figures. */
-    private static long dropPartitions(PGSimpleDataSource ds, Instant now) throws SQLException {
-        long total = 0;
-        List<LocalDate> existing;
+    private static List<LocalDate> expiredMonths(PGSimpleDataSource ds, Instant now) throws SQLException {
         try (Connection c = ds.getConnection()) {
-            existing = PurgeStatements.partitionMonths(c);
+            return InboxPurge.monthsToDrop(PurgeStatements.partitionMonths(c), now, RETENTION);
         }
-        for (LocalDate month : InboxPurge.monthsToDrop(existing, now, RETENTION)) {
+    }
+
+    /** The exact number of rows the expired months hold, for the figures. */
+    private static long rowsInExpiredMonths(PGSimpleDataSource ds, Instant now) throws SQLException {
+        long total = 0;
+        for (LocalDate month : expiredMonths(ds, now)) {
             try (Connection c = ds.getConnection(); Statement s = c.createStatement();
                  var rs = s.executeQuery("SELECT count(*) FROM " + EventMonths.partitionName(month))) {
                 rs.next();
                 total += rs.getLong(1);
             }
-            inTransaction(ds, c -> PurgeStatements.dropPartition(c, month, Duration.ofSeconds(5)));
         }
         return total;
+    }
+
+    /** Monthly mode: what InboxPurge does, one partition per transaction. */
+    private static long dropPartitions(PGSimpleDataSource ds, Instant now, long rows) throws SQLException {
+        for (LocalDate month : expiredMonths(ds, now)) {
+            inTransaction(ds, c -> PurgeStatements.dropPartition(c, month, Duration.ofSeconds(5)));
+        }
+        return rows;
     }
 
     @FunctionalInterface
