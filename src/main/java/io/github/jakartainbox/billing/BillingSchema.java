@@ -1,9 +1,13 @@
 package io.github.jakartainbox.billing;
 
+import jakarta.annotation.Priority;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
+import jakarta.interceptor.Interceptor;
+import jakarta.transaction.Status;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
@@ -16,17 +20,41 @@ public class BillingSchema {
 
     @Resource(lookup = "jdbc/billing")
     DataSource dataSource;
+    @Resource
+    TransactionSynchronizationRegistry transactions;
 
     private volatile boolean migrated;
 
-    void onStart(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
-        ensureMigrated();
+    /** Early, before the messaging connectors start delivering. */
+    void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) @Initialized(ApplicationScoped.class)
+                 Object applicationStarted) {
+        migrate();
     }
 
-    /** Migrates once; cheap afterwards. Consumers call it in case a message arrives before the start event. */
+    /**
+     * Returns once the tables exist. Consumers call it inside their transaction, where Flyway cannot run, so
+     * there it waits (up to a minute) for the migration the start event runs.
+     *
+     * @throws IllegalStateException when the tables are still not there after a minute; the attempt is retried
+     */
     public void ensureMigrated() {
-        if (!migrated) {
+        if (migrated) {
+            return;
+        }
+        if (transactions.getTransactionStatus() == Status.STATUS_NO_TRANSACTION) {
             migrate();
+            return;
+        }
+        for (int i = 0; i < 600 && !migrated; i++) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (!migrated) {
+            throw new IllegalStateException("billing tables not migrated yet (application still starting)");
         }
     }
 

@@ -2,7 +2,6 @@ package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import jakarta.json.Json;
-import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -10,7 +9,6 @@ import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
 import java.math.BigDecimal;
 import java.util.Currency;
-import java.util.NoSuchElementException;
 
 /**
  * An {@code orders.confirmed} event: record key = order id, value
@@ -40,7 +38,10 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
                 throw new UnprocessableEventException("orders.confirmed value is not a JSON object");
             }
             object = parser.getObject();
-        } catch (JsonException | IllegalStateException | NoSuchElementException e) {
+        } catch (UnprocessableEventException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // JsonException, or the parser's own limits (nesting depth) as a plain RuntimeException
             throw new UnprocessableEventException("orders.confirmed value is not valid JSON: " + e.getMessage(), e);
         }
         String orderId = text(object, "order_id");
@@ -48,15 +49,17 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
         if (!email.contains("@")) {
             throw new UnprocessableEventException("customer_email '" + email + "' is not an e-mail address");
         }
+        String amountText = text(object, "amount");
         BigDecimal amount;
         try {
-            amount = new BigDecimal(text(object, "amount"));
+            amount = new BigDecimal(amountText);
         } catch (NumberFormatException e) {
             throw new UnprocessableEventException("amount must be a decimal string such as \"129.90\", got "
-                    + object.get("amount"));
+                    + shortened(amountText));
         }
-        if (amount.signum() <= 0 || amount.scale() > 2 || amount.precision() - amount.scale() > 10) {
-            throw new UnprocessableEventException("amount " + amount.toPlainString()
+        // checked on precision and scale only: toPlainString() of 1e999999999 would be a billion characters
+        if (amount.signum() <= 0 || amount.scale() > 2 || (long) amount.precision() - amount.scale() > 10) {
+            throw new UnprocessableEventException("amount " + shortened(amountText)
                     + " must be positive, with at most 10 integer digits and 2 decimals");
         }
         String currency = text(object, "currency");
@@ -72,8 +75,12 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
         JsonValue value = object.get(field);
         if (!(value instanceof JsonString string) || string.getString().isBlank()) {
             throw new UnprocessableEventException("field '" + field + "' must be a non-empty JSON string, got "
-                    + (value == null ? "nothing" : value.toString()));
+                    + (value == null ? "nothing" : shortened(value.toString())));
         }
         return string.getString();
+    }
+
+    private static String shortened(String text) {
+        return text.length() <= 60 ? text : text.substring(0, 60) + "... (" + text.length() + " characters)";
     }
 }

@@ -43,8 +43,8 @@ class DeadLetterStore {
             } else {
                 insert.setString(2, eventId);
             }
-            insert.setString(3, payload);
-            insert.setString(4, error.length() > MAX_ERROR_CHARS ? error.substring(0, MAX_ERROR_CHARS) : error);
+            insert.setString(3, Failures.storable(payload));
+            insert.setString(4, Failures.storable(error.length() > MAX_ERROR_CHARS ? error.substring(0, MAX_ERROR_CHARS) : error));
             insert.setInt(5, attempts);
             insert.executeUpdate();
         }

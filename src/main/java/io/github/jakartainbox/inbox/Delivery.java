@@ -42,7 +42,6 @@ record Delivery(Object payload, Message<?> message, int messageIndex) {
         } else {
             text = String.valueOf(payload);
         }
-        // PostgreSQL text cannot hold U+0000
-        return text.indexOf('\0') < 0 ? text : text.replace('\0', '\uFFFD');
+        return Failures.storable(text);
     }
 }

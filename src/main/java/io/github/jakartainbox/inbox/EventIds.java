@@ -10,9 +10,12 @@ import java.util.regex.Pattern;
  *   <li>It is present and not blank.</li>
  *   <li>It has at most {@code maxLength} characters (Unicode code points; configuration key
  *       {@code inbox.event-id.max-length}, default 128, at most 255 as the table's check constraint allows).</li>
- *   <li>It has no leading or trailing whitespace and no control characters: {@code "a1"} and {@code "a1 "}
- *       would otherwise look the same to a person and differ to the database, so such ids are rejected rather
- *       than trimmed or collapsed into one another.</li>
+ *   <li>It has no leading or trailing whitespace (any Unicode space, the no-break space included), no control
+ *       characters and no invisible format characters (U+200B, U+FEFF...): {@code "a1"} and {@code "a1 "} would
+ *       otherwise look the same to a person and differ to the database, so such ids are rejected rather than
+ *       trimmed or collapsed into one another.</li>
+ *   <li>It has no U+FFFD: a deserializer puts that character where bytes were not valid UTF-8, so two different
+ *       ids could arrive as the same text.</li>
  *   <li>Case: a UUID in its canonical 8-4-4-4-12 hexadecimal text form is one value whatever the case of its
  *       hex digits (RFC 9562, section 4: the hex digits are case-insensitive on input), so it is stored in
  *       lower case. Any other id is an opaque string compared exactly, case-sensitively.</li>
@@ -29,6 +32,10 @@ public final class EventIds {
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
     private EventIds() {
+    }
+
+    private static boolean isSpace(int codePoint) {
+        return Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint);
     }
 
     /**
@@ -56,12 +63,17 @@ public final class EventIds {
                     + "most " + maxLength + " are accepted (inbox.event-id.max-length). Starts with: "
                     + raw.substring(0, Math.min(raw.length(), 40)));
         }
-        if (Character.isWhitespace(raw.codePointAt(0)) || Character.isWhitespace(raw.codePointBefore(raw.length()))) {
+        if (isSpace(raw.codePointAt(0)) || isSpace(raw.codePointBefore(raw.length()))) {
             throw new InvalidEventIdException("Event id in " + where + " has leading or trailing whitespace: '"
                     + raw + "'. Ids are not trimmed, so that two different ids never collapse into one.");
         }
-        if (raw.codePoints().anyMatch(Character::isISOControl)) {
-            throw new InvalidEventIdException("Event id in " + where + " contains control characters.");
+        if (raw.codePoints().anyMatch(c -> Character.isISOControl(c) || Character.getType(c) == Character.FORMAT)) {
+            throw new InvalidEventIdException("Event id in " + where + " contains control or invisible format "
+                    + "characters (such as U+200B or U+FEFF).");
+        }
+        if (raw.indexOf('\uFFFD') >= 0) {
+            throw new InvalidEventIdException("Event id in " + where + " contains U+FFFD, the replacement "
+                    + "character: the producer's bytes were not valid UTF-8, and two such ids could not be told apart.");
         }
         if (UUID_TEXT.matcher(raw).matches()) {
             return raw.toLowerCase(Locale.ROOT);

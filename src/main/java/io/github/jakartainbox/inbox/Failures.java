@@ -50,10 +50,40 @@ final class Failures {
         return false;
     }
 
-    /** @return a one-line description: the class and message of the cause */
+    /**
+     * @return a description for logs and the dead-letter table: the class and message of the cause and, when a
+     *         database error lies deeper (a constraint violated at commit, wrapped in a RollbackException), that
+     *         error's message too; at most 4000 characters, storable in PostgreSQL text
+     */
     static String describe(Throwable failure) {
         Throwable cause = cause(failure);
-        String message = cause.getMessage();
-        return message == null ? cause.getClass().getName() : cause.getClass().getName() + ": " + message;
+        StringBuilder text = new StringBuilder(one(cause));
+        SQLException database = null;
+        for (Throwable t = cause.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                database = sql;
+            }
+        }
+        if (database == null && cause.getCause() != null && !(cause instanceof SQLException)) {
+            Throwable root = cause;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            text.append("; caused by ").append(one(root));
+        } else if (database != null) {
+            text.append("; caused by ").append(one(database));
+        }
+        return storable(text.length() > MAX_CHARS ? text.substring(0, MAX_CHARS) : text.toString());
+    }
+
+    private static final int MAX_CHARS = 4000;
+
+    private static String one(Throwable t) {
+        return t.getMessage() == null ? t.getClass().getName() : t.getClass().getName() + ": " + t.getMessage();
+    }
+
+    /** @return the text with U+0000, which PostgreSQL text cannot hold, replaced by U+FFFD */
+    static String storable(String text) {
+        return text == null || text.indexOf('\0') < 0 ? text : text.replace('\0', '\uFFFD');
     }
 }

@@ -47,11 +47,13 @@ public class IdempotentInterceptor {
         if (transactions.active()) {
             return inCallerTransaction(context, consumer, delivery);
         }
+        inbox.ready(); // tables made or checked before the first transaction, never inside one
         String eventId;
         try {
             eventId = consumer.eventId(delivery);
-        } catch (InvalidEventIdException e) {
-            InboxLog.log(Level.SEVERE, "INBOX0204E", consumer.name(), e.getMessage());
+        } catch (RuntimeException e) {
+            // InvalidEventIdException, or anything else reading the id threw: never let it reach the connector
+            InboxLog.log(Level.SEVERE, "INBOX0204E", consumer.name(), Failures.describe(e));
             deadLetter(consumer, null, delivery, e, 0);
             return acknowledged(context.getMethod(), delivery);
         }
@@ -80,6 +82,7 @@ public class IdempotentInterceptor {
                                String eventId, LocalDate month) throws Exception {
         RetryPolicy retry = consumer.retry();
         int attempt = 1;
+        int outages = 0;
         while (true) {
             try {
                 Outcome outcome = transactions.inNewTransaction(() -> attempt(context, consumer, delivery, eventId, month));
@@ -95,8 +98,8 @@ public class IdempotentInterceptor {
                     deadLetter(consumer, eventId, delivery, cause, attempt);
                     return acknowledged(context.getMethod(), delivery);
                 }
-                // a database outage is not the event's fault: wait without using up an attempt
-                long waitMillis = retry.delayAfter(databaseDown ? Math.max(attempt, 2) : attempt).toMillis();
+                // a database outage is not the event's fault: wait, backing off, without using up an attempt
+                long waitMillis = retry.delayAfter(databaseDown ? ++outages : attempt).toMillis();
                 InboxLog.log(Level.WARNING, "INBOX0201W", consumer.name(), eventId,
                         databaseDown ? "(database unavailable)" : String.valueOf(attempt),
                         String.valueOf(retry.maxAttempts()), String.valueOf(waitMillis), Failures.describe(failure));
@@ -146,18 +149,23 @@ public class IdempotentInterceptor {
     private void deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, Throwable reason,
                             int attempts) throws Exception {
         String error = Failures.describe(reason);
+        String shownId = eventId == null ? "(no usable id)" : eventId;
+        boolean full = true;
         for (int failures = 1; ; failures++) {
+            boolean withPayload = full;
             try {
                 transactions.inNewTransaction(() -> {
-                    deadLetters.record(consumer.name(), eventId, delivery.payloadText(), error, attempts);
+                    deadLetters.record(consumer.name(), eventId, withPayload ? delivery.payloadText() : null,
+                            withPayload ? error : "payload not stored (" + error + ")", attempts);
                     return null;
                 });
-                InboxLog.log(Level.SEVERE, "INBOX0202E", consumer.name(), eventId == null ? "(no usable id)" : eventId,
-                        String.valueOf(attempts), error);
+                InboxLog.log(Level.SEVERE, "INBOX0202E", consumer.name(), shownId, String.valueOf(attempts), error);
                 return;
             } catch (Exception e) {
+                // a database outage: wait and retry; anything else (the row itself is refused): retry without payload
+                full = Failures.isDatabaseUnavailable(e);
                 long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();
-                InboxLog.log(Level.SEVERE, "INBOX0203E", consumer.name(), eventId, Failures.describe(e),
+                InboxLog.log(Level.SEVERE, "INBOX0203E", consumer.name(), shownId, Failures.describe(e),
                         String.valueOf(waitMillis));
                 sleep(waitMillis, e);
             }

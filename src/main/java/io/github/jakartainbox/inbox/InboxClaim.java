@@ -30,6 +30,15 @@ class InboxClaim {
     InboxTransactions transactions;
 
     /**
+     * Makes or checks the inbox tables now, outside any transaction (Flyway commits on its own).
+     *
+     * @throws IllegalStateException (INBOX0002E, INBOX0003E) when the datasource or the tables are wrong
+     */
+    void ready() {
+        database.dataSource();
+    }
+
+    /**
      * @param consumer the consumer's settings
      * @param delivery the delivery
      * @param eventId  its normalized event id

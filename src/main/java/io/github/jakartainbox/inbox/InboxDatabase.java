@@ -2,7 +2,10 @@ package io.github.jakartainbox.inbox;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import jakarta.interceptor.Interceptor;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -26,7 +29,12 @@ class InboxDatabase {
     private volatile DataSource dataSource;
     private volatile boolean partitioned;
 
-    void onStart(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
+    @Inject
+    InboxTransactions transactions;
+
+    /** Early, before the messaging connectors start delivering. */
+    void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) @Initialized(ApplicationScoped.class)
+                 Object applicationStarted) {
         dataSource();
     }
 
@@ -49,6 +57,11 @@ class InboxDatabase {
     private synchronized DataSource prepare() {
         if (dataSource != null) {
             return dataSource;
+        }
+        if (transactions.active()) {
+            // Flyway commits on its own connection state: it cannot run inside a global transaction
+            throw new IllegalStateException("The inbox is not ready yet: its tables are made at application start, "
+                    + "outside any transaction. The caller's transaction rolls back; redeliver later.");
         }
         Config config = ConfigProvider.getConfig();
         String jndiName = InboxConfig.global(config, InboxConfig.DATASOURCE).orElse(InboxConfig.DATASOURCE_DEFAULT);

@@ -1,7 +1,6 @@
 package io.github.jakartainbox.inbox;
 
 import jakarta.json.Json;
-import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -29,11 +28,13 @@ final class PayloadFieldEventIdSource implements EventIdSource {
             object = json;
         } else if (payload instanceof String || payload instanceof byte[]) {
             object = parse(payload instanceof String s ? s : new String((byte[]) payload, StandardCharsets.UTF_8));
+        } else if (payload == null) {
+            throw new InvalidEventIdException("Cannot read " + where() + ": the payload is null (a tombstone "
+                    + "record, or a value the deserializer could not read).");
         } else {
-            throw new InvalidEventIdException("Cannot read " + where() + ": the payload is "
-                    + (payload == null ? "null" : "a " + payload.getClass().getName())
-                    + ", not JSON text. Take the payload as String, byte[] or JsonObject, or set "
-                    + "inbox.consumer.<consumer>.event-id.source to header or bean.");
+            throw new InvalidEventIdException("Cannot read " + where() + ": the payload is a "
+                    + payload.getClass().getName() + ", not JSON text. Take the payload as String, byte[] or "
+                    + "JsonObject, or set inbox.consumer.<consumer>.event-id.source to header or bean.");
         }
         JsonValue value = object.get(field);
         if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
@@ -55,7 +56,10 @@ final class PayloadFieldEventIdSource implements EventIdSource {
                 throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not a JSON object.");
             }
             return parser.getObject();
-        } catch (JsonException | IllegalStateException | java.util.NoSuchElementException e) {
+        } catch (InvalidEventIdException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // JsonException, or the parser's own limits (nesting depth) as a plain RuntimeException
             throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not valid JSON ("
                     + e.getMessage() + ").");
         }

@@ -28,6 +28,8 @@ class OrderConfirmedTest {
         assertMessage("not valid JSON", "{\"event_id\":");
         assertMessage("not a JSON object", "[1]");
         assertMessage("value is empty", "");
+        assertMessage("must be positive, with at most 10 integer digits", base + "\"amount\":\"1e999999999\",\"currency\":\"EUR\"}");
+        assertMessage("not valid JSON", base + "\"x\":" + "[".repeat(5000) + "]".repeat(5000) + "}");
     }
 
     private static void assertMessage(String expected, String json) {

@@ -48,6 +48,20 @@ class EventIdsTest {
         assertThrows(InvalidEventIdException.class, () -> normalize(padded));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"abc\u00a0", "\u2007abc", "abc\u3000"})
+    void unicodeSpacesAtTheEndsAreRejected(String padded) {
+        assertThrows(InvalidEventIdException.class, () -> normalize(padded));
+    }
+
+    @Test
+    void invisibleFormatCharactersAndReplacementCharactersAreRejected() {
+        assertThrows(InvalidEventIdException.class, () -> normalize("ab\u200bc"));
+        assertThrows(InvalidEventIdException.class, () -> normalize("\ufeffabc"));
+        InvalidEventIdException e = assertThrows(InvalidEventIdException.class, () -> normalize("id-\ufffd"));
+        assertTrue(e.getMessage().contains("not valid UTF-8"), e.getMessage());
+    }
+
     @Test
     void controlCharactersAreRejected() {
         assertThrows(InvalidEventIdException.class, () -> normalize("a\u0000b"));

@@ -43,5 +43,12 @@ class PayloadFieldEventIdSourceTest {
         InvalidEventIdException e = assertThrows(InvalidEventIdException.class,
                 () -> source.rawEventId(payload(Integer.valueOf(3))));
         assertTrue(e.getMessage().contains("not JSON text"), e.getMessage());
+        assertThrows(InvalidEventIdException.class, () -> source.rawEventId(payload(null)));
+    }
+
+    @Test
+    void jsonNestedBeyondTheParsersLimitIsAnInvalidIdNotACrash() {
+        String deep = "{\"event_id\":\"x\",\"a\":" + "[".repeat(5000) + "]".repeat(5000) + "}";
+        assertThrows(InvalidEventIdException.class, () -> source.rawEventId(payload(deep)));
     }
 }

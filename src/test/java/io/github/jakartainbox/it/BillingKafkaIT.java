@@ -106,13 +106,24 @@ class BillingKafkaIT {
                     + "\",\"order_id\":\"" + run + "-amount\",\"customer_email\":\"x@example.com\","
                     + "\"amount\":12.5,\"currency\":\"EUR\"}"));
             producer.send(new ProducerRecord<>("orders.confirmed", run, "{not json " + run));
+            // an escaped NUL reaches the error text: PostgreSQL text cannot hold it
+            producer.send(new ProducerRecord<>("orders.confirmed", run, "{\"event_id\":\"" + UUID.randomUUID()
+                    + "\",\"order_id\":\"" + run + "-nul\",\"customer_email\":\"\\u0000\",\"amount\":\"1.00\","
+                    + "\"currency\":\"EUR\"}"));
+            // nested deeper than the JSON parser's limit
+            producer.send(new ProducerRecord<>("orders.confirmed", run, "{\"order_id\":\"" + run + "-deep\",\"a\":"
+                    + "[".repeat(2000) + "]".repeat(2000) + "}"));
+            // an exponent whose plain form would be a billion digits
+            producer.send(new ProducerRecord<>("orders.confirmed", run, "{\"event_id\":\"" + UUID.randomUUID()
+                    + "\",\"order_id\":\"" + run + "-exponent\",\"customer_email\":\"x@example.com\","
+                    + "\"amount\":\"1e999999999\",\"currency\":\"EUR\"}"));
             producer.send(new ProducerRecord<>("orders.confirmed", run, ""));
             producer.flush();
         }
         sendMarkerAndAwait(run);
         assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", run + "-%"), "nothing invoiced");
         for (String consumer : List.of("billing", "analytics")) {
-            assertEquals(5, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = ? AND payload LIKE ?",
+            assertEquals(8, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = ? AND payload LIKE ?",
                     consumer, "%" + run + "%"), consumer + ": one dead letter per bad event");
         }
         String amountError = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'billing' AND payload LIKE ?",

@@ -44,9 +44,10 @@ public final class Db {
         return new Db(() -> inContainer().connector.connect());
     }
 
-    /** @return plain JDBC to 127.0.0.1:5432/billing (client tests) */
+    /** @return plain JDBC to 127.0.0.1:5432/$DB_NAME (default billing), as the server uses (client tests) */
     public static Db overJdbc() {
-        String url = System.getProperty("billing.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/billing");
+        String database = System.getenv().getOrDefault("DB_NAME", "billing");
+        String url = System.getProperty("billing.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/" + database);
         return new Db(() -> DriverManager.getConnection(url, "postgres", ""));
     }
 

@@ -52,11 +52,11 @@ public class ProbeConsumer {
         OrderConfirmed order = OrderConfirmed.parse(json);
         int call = CALLS.computeIfAbsent(order.orderId(), k -> new AtomicInteger()).incrementAndGet();
         invoices.create(order);
+        CountDownLatch hold = HOLD.get(order.orderId()); // read before signalling: the test may remove it then
         CountDownLatch inside = INSIDE.get(order.orderId());
         if (inside != null) {
             inside.countDown();
         }
-        CountDownLatch hold = HOLD.get(order.orderId());
         if (hold != null && !hold.await(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("test latch never released");
         }
