@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -40,24 +39,10 @@ class PartitionedInboxIT {
 
     @BeforeAll
     static void plainInboxWithRows() throws SQLException {
-        PGSimpleDataSource admin = source("postgres");
-        try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
-            s.execute("DROP DATABASE IF EXISTS " + DB + " WITH (FORCE)");
-            s.execute("CREATE DATABASE " + DB);
-        }
-        dataSource = source(DB);
+        dataSource = TestDatabases.fresh(DB);
         InboxDatabase.flyway(dataSource, false).migrate();
         update("INSERT INTO inbox (consumer, event_id, processed_at) VALUES ('billing', ?, now() - interval '200 days'),"
                 + " ('billing', ?, now() - interval '3 days'), ('analytics', 'order-42', now())", OLD_V7, OLD_V4);
-    }
-
-    private static PGSimpleDataSource source(String database) {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setServerNames(new String[] {"127.0.0.1"});
-        ds.setPortNumbers(new int[] {5432});
-        ds.setDatabaseName(database);
-        ds.setUser("postgres");
-        return ds;
     }
 
 

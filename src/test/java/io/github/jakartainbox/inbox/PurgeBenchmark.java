@@ -63,7 +63,7 @@ public final class PurgeBenchmark {
     }
 
     private static Figures run(boolean monthly, int perDay, int days) throws Exception {
-        PGSimpleDataSource ds = freshDatabase();
+        PGSimpleDataSource ds = TestDatabases.fresh(DB);
         InboxDatabase.flyway(ds, false).migrate();
         if (monthly) {
             InboxDatabase.flyway(ds, true).migrate();
@@ -168,24 +168,6 @@ public final class PurgeBenchmark {
             c.commit();
             return result;
         }
-    }
-
-    private static PGSimpleDataSource freshDatabase() throws SQLException {
-        PGSimpleDataSource admin = source("postgres");
-        try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
-            s.execute("DROP DATABASE IF EXISTS " + DB + " WITH (FORCE)");
-            s.execute("CREATE DATABASE " + DB);
-        }
-        return source(DB);
-    }
-
-    private static PGSimpleDataSource source(String database) {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setServerNames(new String[] {"127.0.0.1"});
-        ds.setPortNumbers(new int[] {5432});
-        ds.setDatabaseName(database);
-        ds.setUser("postgres");
-        return ds;
     }
 
     /** A consumer: per event, one transaction with the inbox claim and a business insert. */
