@@ -5,7 +5,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Properties;
 import java.util.Random;
-import java.util.UUID;
+import io.github.jakartainbox.inbox.UuidV7;
+import java.time.Instant;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -15,6 +16,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Sends sample {@code orders.confirmed} events, duplicates included, the way an at-least-once producer would.
+ * Event ids are UUIDv7 (time-ordered, and usable by the partitioned inbox).
  *
  * <pre>
  * mvn -q test-compile exec:java -Dexec.classpathScope=test \
@@ -70,7 +72,7 @@ public final class SampleEvents {
         List<Event> list = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             String orderId = run + "-" + i;
-            list.add(event(UUID.randomUUID().toString(), orderId, "129.90", "EUR"));
+            list.add(event(UuidV7.at(Instant.now()), orderId, "129.90", "EUR"));
         }
         return list;
     }

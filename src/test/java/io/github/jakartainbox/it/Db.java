@@ -46,9 +46,22 @@ public final class Db {
 
     /** @return plain JDBC to 127.0.0.1:5432/$DB_NAME (default billing), as the server uses (client tests) */
     public static Db overJdbc() {
-        String database = System.getenv().getOrDefault("DB_NAME", "billing");
-        String url = System.getProperty("billing.jdbc.url", "jdbc:postgresql://127.0.0.1:5432/" + database);
+        return overJdbc(System.getenv().getOrDefault("DB_NAME", "billing"));
+    }
+
+    /** @return plain JDBC to 127.0.0.1:5432/{@code database} */
+    public static Db overJdbc(String database) {
+        String url = "jdbc:postgresql://127.0.0.1:5432/" + database;
         return new Db(() -> DriverManager.getConnection(url, "postgres", ""));
+    }
+
+    /** Drops and creates a database (client tests that need a fresh one). */
+    public static void recreate(String database) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/postgres", "postgres", "");
+             java.sql.Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+            s.execute("CREATE DATABASE " + database);
+        }
     }
 
     /**

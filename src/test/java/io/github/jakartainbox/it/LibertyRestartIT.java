@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The deployed billing service (server "billing", the packaged WAR) is stopped gracefully and killed with
  * SIGKILL while it consumes 1,000 events delivered 1,300 times; afterwards every event has exactly one invoice
- * and one inbox row per consumer. Runs after the Arquillian tests, against the same broker and database.
+ * and one inbox row per consumer. Runs after the Arquillian tests, against the same broker, once with the plain
+ * inbox (the tests' database) and once partitioned by month (a fresh database, migrated at start).
  */
 class LibertyRestartIT {
 
@@ -33,7 +35,12 @@ class LibertyRestartIT {
     private static final int EVENTS = 1000;
     private static final int DUPLICATES = 300;
 
-    private final Db db = Db.overJdbc();
+    private static final String PLAIN_DB = System.getenv().getOrDefault("DB_NAME", "billing");
+    private static final String MONTHLY_DB = PLAIN_DB + "_monthly";
+
+    /** Environment of the server process: which database, which inbox mode (MicroProfile Config reads env). */
+    private static Map<String, String> serverEnvironment = Map.of();
+    private Db db = Db.overJdbc();
 
     @AfterAll
     static void stopServer() throws Exception {
@@ -41,7 +48,27 @@ class LibertyRestartIT {
     }
 
     @Test
-    void everyEventHasOneInvoiceAfterAGracefulStopAndAKillMidStream() throws Exception {
+    void plainInboxKeepsEveryEventToOneInvoiceAcrossAStopAndAKill() throws Exception {
+        serverEnvironment = Map.of("DB_NAME", PLAIN_DB);
+        db = Db.overJdbc(PLAIN_DB);
+        restartMidStream();
+    }
+
+    @Test
+    void monthlyPartitionedInboxKeepsEveryEventToOneInvoiceAcrossAStopAndAKill() throws Exception {
+        Db.recreate(MONTHLY_DB);
+        serverEnvironment = Map.of("DB_NAME", MONTHLY_DB, "INBOX_PARTITIONING", "monthly");
+        db = Db.overJdbc(MONTHLY_DB);
+        restartMidStream();
+        assertEquals("p", db.text("SELECT relkind::text FROM pg_class WHERE relname = 'inbox'"),
+                "the inbox was partitioned by the migration at start");
+        assertEquals(2L * EVENTS, db.number("SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
+                + "WHERE v.order_id LIKE 'restart-%' AND i.event_month = date_trunc('month', now() AT TIME ZONE 'UTC')::date "
+                + "AND i.processed_at > now() - interval '10 minutes'"),
+                "every row of the run in this month's partition (the event ids are UUIDv7s of now)");
+    }
+
+    private void restartMidStream() throws Exception {
         String run = "restart-" + UUID.randomUUID().toString().substring(0, 8);
         List<Event> events = SampleEvents.events(run, EVENTS);
         List<Event> deliveries = SampleEvents.withDuplicates(events, DUPLICATES, new Random(42));
@@ -74,6 +101,9 @@ class LibertyRestartIT {
         assertEquals(EVENTS, db.number("SELECT count(DISTINCT order_id) FROM invoice WHERE order_id LIKE ?", pattern));
         assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter WHERE payload LIKE ?", "%" + pattern + "%"),
                 "no event dead-lettered");
+        assertEquals(2L * EVENTS, db.number("SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
+                + "WHERE v.order_id LIKE ?", pattern), "one inbox row per consumer and event");
+        server("stop");
     }
 
     private void startAndAwaitReady() throws Exception {
@@ -96,7 +126,9 @@ class LibertyRestartIT {
     }
 
     private static void server(String action) throws Exception {
-        Process p = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, SERVER).inheritIO().start();
+        ProcessBuilder builder = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, SERVER).inheritIO();
+        builder.environment().putAll(serverEnvironment);
+        Process p = builder.start();
         int rc = p.waitFor();
         assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc);
     }
