@@ -103,9 +103,10 @@ public class InboxPurge {
         }
         String outcome = error;
         long total = run.deleted;
+        long batches = run.batches;
         try {
             inTransaction(c -> {
-                PurgeStatements.release(c, owner, total, outcome);
+                PurgeStatements.release(c, owner, total, batches, outcome);
                 return null;
             });
         } catch (Exception e) {

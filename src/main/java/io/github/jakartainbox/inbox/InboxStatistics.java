@@ -44,6 +44,7 @@ public class InboxStatistics {
      * @param lastFinishedAt when the last successful run finished, {@code null} if none ever did
      * @param lastDeleted    rows deleted by the last successful run (plain mode)
      * @param totalDeleted   rows deleted by all runs
+     * @param totalBatches   DELETE transactions of all runs
      * @param lastError      why the last run failed, {@code null} when it succeeded
      * @param lastErrorAt    when it failed
      * @param overdue        no successful run within {@value InboxConfig#PURGE_OVERDUE_AFTER} (default PT1H),
@@ -51,7 +52,7 @@ public class InboxStatistics {
      * @param overdueAfter   that duration
      */
     public record PurgeStatus(OffsetDateTime lastStartedAt, OffsetDateTime lastFinishedAt, long lastDeleted,
-                              long totalDeleted, String lastError, OffsetDateTime lastErrorAt, boolean overdue,
+                              long totalDeleted, long totalBatches, String lastError, OffsetDateTime lastErrorAt, boolean overdue,
                               Duration overdueAfter) {
     }
 
@@ -100,7 +101,7 @@ public class InboxStatistics {
                 InboxConfig.PURGE_OVERDUE_AFTER_DEFAULT);
         try (Connection connection = database.dataSource().getConnection();
              PreparedStatement query = connection.prepareStatement("SELECT last_started_at, last_finished_at, "
-                     + "last_deleted, total_deleted, last_error, last_error_at, now() FROM inbox_purge_state");
+                     + "last_deleted, total_deleted, last_error, last_error_at, now(), total_batches FROM inbox_purge_state");
              ResultSet rs = query.executeQuery()) {
             if (!rs.next()) {
                 return Optional.empty();
@@ -111,7 +112,7 @@ public class InboxStatistics {
             boolean overdue = error != null
                     || finished != null && Duration.between(finished, now).compareTo(overdueAfter) > 0;
             return Optional.of(new PurgeStatus(rs.getObject(1, OffsetDateTime.class), finished, rs.getLong(3),
-                    rs.getLong(4), error, rs.getObject(6, OffsetDateTime.class), overdue, overdueAfter));
+                    rs.getLong(4), rs.getLong(8), error, rs.getObject(6, OffsetDateTime.class), overdue, overdueAfter));
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot read inbox_purge_state: " + e.getMessage(), e);
         }

@@ -35,11 +35,13 @@ final class PurgeStatements {
             + "WHERE id = 'inbox' AND owner = ?";
 
     static final String SUCCEEDED_SQL = "UPDATE inbox_purge_state SET owner = NULL, leased_until = NULL, "
-            + "last_finished_at = now(), last_deleted = ?, total_deleted = total_deleted + ?, last_error = NULL, "
-            + "last_error_at = NULL WHERE id = 'inbox' AND owner = ?";
+            + "last_finished_at = now(), last_deleted = ?, total_deleted = total_deleted + ?, "
+            + "total_batches = total_batches + ?, last_error = NULL, last_error_at = NULL "
+            + "WHERE id = 'inbox' AND owner = ?";
 
     static final String FAILED_SQL = "UPDATE inbox_purge_state SET owner = NULL, leased_until = NULL, "
-            + "total_deleted = total_deleted + ?, last_error = ?, last_error_at = now() WHERE id = 'inbox' AND owner = ?";
+            + "total_deleted = total_deleted + ?, total_batches = total_batches + ?, last_error = ?, "
+            + "last_error_at = now() WHERE id = 'inbox' AND owner = ?";
 
     static final String PARTITIONS_SQL = "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
             + "WHERE i.inhparent = 'inbox'::regclass";
@@ -89,17 +91,19 @@ final class PurgeStatements {
         }
     }
 
-    static void release(Connection connection, String owner, long deleted, String error) throws SQLException {
+    static void release(Connection connection, String owner, long deleted, long batches, String error)
+            throws SQLException {
         try (PreparedStatement update = connection.prepareStatement(error == null ? SUCCEEDED_SQL : FAILED_SQL)) {
+            int i = 1;
             if (error == null) {
-                update.setLong(1, deleted);
-                update.setLong(2, deleted);
-                update.setString(3, owner);
-            } else {
-                update.setLong(1, deleted);
-                update.setString(2, error);
-                update.setString(3, owner);
+                update.setLong(i++, deleted);
             }
+            update.setLong(i++, deleted);
+            update.setLong(i++, batches);
+            if (error != null) {
+                update.setString(i++, Failures.storable(error));
+            }
+            update.setString(i, owner);
             update.executeUpdate();
         }
     }
