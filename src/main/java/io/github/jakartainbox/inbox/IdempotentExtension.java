@@ -63,7 +63,9 @@ public class IdempotentExtension implements Extension {
         methodsByConsumer.forEach((consumer, methods) -> checkConfiguration(consumer, methods, beans));
         problems.forEach(problem -> event.addDeploymentProblem(new DeploymentException(problem)));
         for (String key : ConfigProvider.getConfig().getPropertyNames()) {
-            if (key.startsWith(CONSUMER_KEYS) && key.indexOf('.', CONSUMER_KEYS.length()) > 0) {
+            // retention keys may name consumers that only the purge knows (rows of a retired consumer)
+            boolean retention = key.endsWith("." + InboxConfig.RETENTION) || key.endsWith("." + InboxConfig.TOPIC_RETENTION);
+            if (!retention && key.startsWith(CONSUMER_KEYS) && key.indexOf('.', CONSUMER_KEYS.length()) > 0) {
                 String consumer = key.substring(CONSUMER_KEYS.length(), key.indexOf('.', CONSUMER_KEYS.length()));
                 if (!methodsByConsumer.containsKey(consumer)) {
                     InboxLog.log(Level.WARNING, "INBOX0006W", consumer, key);
