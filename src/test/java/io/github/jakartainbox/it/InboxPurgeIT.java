@@ -10,6 +10,10 @@ import io.github.jakartainbox.billing.SampleEvents.Event;
 import io.github.jakartainbox.inbox.InboxPurge;
 import io.github.jakartainbox.inbox.PurgeResult;
 import jakarta.enterprise.inject.spi.CDI;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +22,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -186,5 +192,23 @@ class InboxPurgeIT {
         }
         assertNotEquals(before, now, "the timer (every 10 s) started a purge run");
         assertNull(db.text("SELECT last_error FROM inbox_purge_state"));
+    }
+
+    @Test
+    @Order(5)
+    void inboxAndPurgeFiguresAreMetrics() throws Exception {
+        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://localhost:9080/metrics?scope=application")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        long deleted = db.number("SELECT total_deleted FROM inbox_purge_state");
+        Matcher purged = Pattern.compile("(?m)^inbox_purge_deleted_rows\\{[^}]*\\} ([0-9.E]+)$").matcher(body);
+        assertTrue(purged.find(), body);
+        assertTrue(Double.parseDouble(purged.group(1)) >= 1_000_000, "the million rows purged above: " + purged.group(1)
+                + " (table: " + deleted + ")");
+        Matcher processed = Pattern.compile("(?m)^inbox_processed\\{consumer=\"billing\"[^}]*\\} ([0-9.E]+)$")
+                .matcher(body);
+        assertTrue(processed.find(), body);
+        assertTrue(Double.parseDouble(processed.group(1)) >= 300, processed.group(1));
+        assertTrue(body.contains("inbox_purge_overdue"), body);
     }
 }

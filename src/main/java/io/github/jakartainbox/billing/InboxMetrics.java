@@ -1,0 +1,84 @@
+package io.github.jakartainbox.billing;
+
+import io.github.jakartainbox.inbox.InboxStatistics;
+import io.github.jakartainbox.inbox.InboxStatistics.ConsumerFigures;
+import io.github.jakartainbox.inbox.InboxStatistics.PurgeStatus;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.ToLongFunction;
+import java.util.stream.Collectors;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Tag;
+
+/**
+ * The inbox figures as MicroProfile Metrics gauges at {@code /metrics?scope=application}: per consumer
+ * {@code inbox_processed}, {@code inbox_dead_lettered}, {@code inbox_duplicates_skipped}, {@code inbox_retries};
+ * for the purge {@code inbox.purge.deleted.rows}, {@code inbox_purge_last_success_seconds} (Unix time) and
+ * {@code inbox_purge_overdue} (1 when overdue or failing). Read from the tables at most every 10 seconds.
+ */
+@ApplicationScoped
+public class InboxMetrics {
+
+    private static final long CACHE_NANOS = 10_000_000_000L;
+    private static final List<String> CONSUMERS = List.of("billing", "analytics");
+
+    @Inject
+    MetricRegistry registry;
+    @Inject
+    InboxStatistics statistics;
+
+    private volatile long readAt;
+    private volatile Map<String, ConsumerFigures> figures = Map.of();
+    private volatile Optional<PurgeStatus> purge = Optional.empty();
+
+    void register(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
+        for (String consumer : CONSUMERS) {
+            Tag tag = new Tag("consumer", consumer);
+            gauge("inbox.processed", consumer, ConsumerFigures::processed, tag);
+            gauge("inbox.dead.lettered", consumer, ConsumerFigures::deadLettered, tag);
+            gauge("inbox.duplicates.skipped", consumer, ConsumerFigures::duplicatesSkipped, tag);
+            gauge("inbox.retries", consumer, ConsumerFigures::retries, tag);
+        }
+        registry.gauge("inbox.purge.deleted.rows", () -> purge().map(PurgeStatus::totalDeleted).orElse(0L));
+        registry.gauge("inbox.purge.last.success.seconds", () -> purge().map(PurgeStatus::lastFinishedAt)
+                .map(t -> t.toEpochSecond()).orElse(0L));
+        registry.gauge("inbox.purge.overdue", () -> purge().map(p -> p.overdue() ? 1 : 0).orElse(0));
+    }
+
+    private void gauge(String name, String consumer, ToLongFunction<ConsumerFigures> value, Tag tag) {
+        registry.gauge(name, () -> {
+            ConsumerFigures f = figures().get(consumer);
+            return f == null ? 0L : value.applyAsLong(f);
+        }, tag);
+    }
+
+    private Map<String, ConsumerFigures> figures() {
+        refresh();
+        return figures;
+    }
+
+    private Optional<PurgeStatus> purge() {
+        refresh();
+        return purge;
+    }
+
+    private synchronized void refresh() {
+        if (System.nanoTime() - readAt < CACHE_NANOS && readAt != 0) {
+            return;
+        }
+        try {
+            figures = statistics.figures().stream()
+                    .collect(Collectors.toMap(ConsumerFigures::consumer, f -> f, (a, b) -> a));
+            purge = statistics.purgeStatus();
+        } catch (SQLException | RuntimeException e) {
+            // keep the last figures; the purge gauge reads overdue from them
+        }
+        readAt = System.nanoTime();
+    }
+}
