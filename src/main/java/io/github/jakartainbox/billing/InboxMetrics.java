@@ -19,7 +19,7 @@ import org.eclipse.microprofile.metrics.Tag;
 /**
  * The inbox figures as MicroProfile Metrics gauges at {@code /metrics?scope=application}: per consumer
  * {@code inbox_processed}, {@code inbox_dead_lettered}, {@code inbox_duplicates_skipped}, {@code inbox_retries};
- * for the purge {@code inbox.purge.deleted.rows}, {@code inbox_purge_last_success_seconds} (Unix time) and
+ * for the purge {@code inbox_purge_deleted_rows}, {@code inbox_purge_last_success_seconds} (Unix time) and
  * {@code inbox_purge_overdue} (1 when overdue or failing). Read from the tables at most every 10 seconds.
  */
 @ApplicationScoped
