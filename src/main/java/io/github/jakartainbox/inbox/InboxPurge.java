@@ -128,9 +128,14 @@ public class InboxPurge {
      * @return its retention
      */
     static Duration retention(Config config, String consumer) {
-        return consumer == null
+        Duration retention = consumer == null
                 ? InboxConfig.globalDuration(config, "inbox." + InboxConfig.RETENTION, InboxConfig.RETENTION_DEFAULT)
                 : InboxConfig.perConsumerDuration(config, consumer, InboxConfig.RETENTION, InboxConfig.RETENTION_DEFAULT);
+        if (retention.isZero()) {
+            throw new IllegalStateException(InboxLog.format("INBOX0004E", "inbox.consumer." + consumer + "."
+                    + InboxConfig.RETENTION, retention, "a positive ISO-8601 duration longer than any replay, such as P14D"));
+        }
+        return retention;
     }
 
     private void deleteExpired(String consumer, Duration retention, int batchSize, Duration lease, String owner,
