@@ -38,6 +38,11 @@ public class InboxPurgeTimer {
     @PostConstruct
     void schedule() {
         Config config = ConfigProvider.getConfig();
+        // wrong values fail the start (INBOX0004E), not every purge run later
+        InboxConfig.globalInt(config, InboxConfig.PURGE_BATCH_SIZE, InboxConfig.PURGE_BATCH_SIZE_DEFAULT, 1, 1_000_000);
+        InboxConfig.globalDuration(config, InboxConfig.PURGE_LEASE, InboxConfig.PURGE_LEASE_DEFAULT);
+        InboxConfig.globalDuration(config, InboxConfig.PURGE_OVERDUE_AFTER, InboxConfig.PURGE_OVERDUE_AFTER_DEFAULT);
+        InboxPurge.retention(config, null);
         warnIfRetentionIsShort(config);
         String schedule = InboxConfig.global(config, InboxConfig.PURGE_SCHEDULE)
                 .orElse(InboxConfig.PURGE_SCHEDULE_DEFAULT);
