@@ -37,6 +37,15 @@ public class InboxPurgeTimer {
 
     @PostConstruct
     void schedule() {
+        try {
+            scheduleFromConfig();
+        } catch (IllegalStateException e) {
+            InboxLog.LOG.severe(e.getMessage()); // its own line, not only a "Caused by" of the start failure
+            throw e;
+        }
+    }
+
+    private void scheduleFromConfig() {
         Config config = ConfigProvider.getConfig();
         // wrong values fail the start (INBOX0004E), not every purge run later
         InboxConfig.globalInt(config, InboxConfig.PURGE_BATCH_SIZE, InboxConfig.PURGE_BATCH_SIZE_DEFAULT, 1, 1_000_000);
