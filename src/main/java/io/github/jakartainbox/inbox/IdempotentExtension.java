@@ -61,7 +61,10 @@ public class IdempotentExtension implements Extension {
 
     void report(@Observes AfterDeploymentValidation event, BeanManager beans) {
         methodsByConsumer.forEach((consumer, methods) -> checkConfiguration(consumer, methods, beans));
-        problems.forEach(problem -> event.addDeploymentProblem(new DeploymentException(problem)));
+        problems.forEach(problem -> {
+            InboxLog.LOG.severe(problem); // its own line, besides the deployment failure that carries it
+            event.addDeploymentProblem(new DeploymentException(problem));
+        });
         for (String key : ConfigProvider.getConfig().getPropertyNames()) {
             // retention keys may name consumers that only the purge knows (rows of a retired consumer)
             boolean retention = key.endsWith("." + InboxConfig.RETENTION) || key.endsWith("." + InboxConfig.TOPIC_RETENTION);
