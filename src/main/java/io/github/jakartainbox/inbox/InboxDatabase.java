@@ -93,6 +93,7 @@ class InboxDatabase {
                     }
                 }
             }
+            checkMode(found, monthly);
         } catch (SQLException | RuntimeException e) {
             throw logged(InboxLog.format("INBOX0003E", jndiName, e.toString()), e);
         }
@@ -120,6 +121,19 @@ class InboxDatabase {
                 .baselineVersion("0");
         configuration.getConfigurationExtension(PostgreSQLConfigurationExtension.class).setTransactionalLock(false);
         return configuration.load();
+    }
+
+    /** The table's actual shape must match inbox.partitioning, or every claim would fail. */
+    private static void checkMode(DataSource dataSource, boolean monthly) throws SQLException {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             java.sql.ResultSet rs = statement.executeQuery("SELECT relkind::text FROM pg_class WHERE oid = 'inbox'::regclass")) {
+            boolean isPartitioned = rs.next() && "p".equals(rs.getString(1));
+            if (isPartitioned != monthly) {
+                throw new IllegalStateException("table inbox is " + (isPartitioned ? "partitioned by month" : "not partitioned")
+                        + " but inbox.partitioning is " + (monthly ? "monthly" : "none") + "; set inbox.partitioning="
+                        + (isPartitioned ? "monthly" : "none") + " (the switch to monthly is one-way and must stay set)");
+            }
+        }
     }
 
     private static IllegalStateException logged(String message, Exception cause) {

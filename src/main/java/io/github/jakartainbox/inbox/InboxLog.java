@@ -26,8 +26,9 @@ final class InboxLog {
             Map.entry("INBOX0203E", "Consumer {0}, event {1}: could not record the dead letter ({2}); the message is kept unacknowledged and recording is retried in {3} ms."),
             Map.entry("INBOX0301W", "Consumer {0}: inbox retention {1} is not longer than the topic retention {2}. A replay of records older than the inbox retention would apply their effects again. Raise inbox.consumer.{0}.retention (or inbox.retention)."),
             Map.entry("INBOX0302E", "The inbox purge failed and will be tried again at its next run: {0}"),
-            Map.entry("INBOX0303I", "Inbox purge done: {0} rows deleted in {1} batches, partitions dropped {2}, created {3}, in {4} ms."),
+            Map.entry("INBOX0303I", "Inbox purge done: {0} rows deleted in {1} batches, partitions dropped {2} (about {3} rows), created {4}, in {5} ms."),
             Map.entry("INBOX0304W", "The inbox purge is overdue: the last successful run finished at {0} (inbox.purge.overdue-after is {1}). Check the log for INBOX0302E."),
+            Map.entry("INBOX0306W", "inbox.purge.schedule is off while inbox.partitioning is monthly: partitions for the coming months are created only by the purge. Create them yourself (see README), or every event of a month without a partition is dead-lettered."),
             Map.entry("INBOX0305I", "Inbox purge scheduled: {0} (EJB calendar: second minute hour dayOfMonth month dayOfWeek)."),
             Map.entry("INBOX0204E", "Consumer {0}: the event id of a delivery is unusable; the delivery is dead-lettered and acknowledged. {1}"));
 

@@ -102,7 +102,7 @@ public class InboxPurge {
             error = Failures.describe(e);
         }
         String outcome = error;
-        long total = run.deleted;
+        long total = run.deleted + run.droppedRows; // dropped partitions count with their estimated rows
         long batches = run.batches;
         try {
             inTransaction(c -> {
@@ -116,7 +116,8 @@ public class InboxPurge {
                 run.droppedRows, List.copyOf(run.created), elapsed(started), error);
         if (error == null) {
             InboxLog.log(Level.INFO, "INBOX0303I", String.valueOf(run.deleted), String.valueOf(run.batches),
-                    run.dropped.toString(), run.created.toString(), String.valueOf(result.elapsed().toMillis()));
+                    run.dropped.toString(), String.valueOf(run.droppedRows), run.created.toString(),
+                    String.valueOf(result.elapsed().toMillis()));
         } else {
             InboxLog.log(Level.SEVERE, "INBOX0302E", error);
         }

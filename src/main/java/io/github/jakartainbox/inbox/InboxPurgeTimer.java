@@ -13,6 +13,10 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.logging.Level;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -56,9 +60,17 @@ public class InboxPurgeTimer {
         String schedule = InboxConfig.global(config, InboxConfig.PURGE_SCHEDULE)
                 .orElse(InboxConfig.PURGE_SCHEDULE_DEFAULT);
         if (schedule.equalsIgnoreCase("off")) {
+            if (InboxConfig.global(config, InboxConfig.PARTITIONING).orElse("none").equals("monthly")) {
+                InboxLog.log(Level.WARNING, "INBOX0306W");
+            }
             return;
         }
-        timerService.createCalendarTimer(parse(schedule), new TimerConfig("jakarta-inbox purge", false));
+        try {
+            timerService.createCalendarTimer(parse(schedule), new TimerConfig("jakarta-inbox purge", false));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(InboxLog.format("INBOX0004E", InboxConfig.PURGE_SCHEDULE, schedule,
+                    "a valid EJB calendar expression (" + e.getMessage() + ")"), e);
+        }
         InboxLog.log(Level.INFO, "INBOX0305I", schedule);
     }
 
@@ -93,14 +105,26 @@ public class InboxPurgeTimer {
     }
 
     private static void warnIfRetentionIsShort(Config config) {
-        String suffix = "." + InboxConfig.TOPIC_RETENTION;
+        Optional<String> globalTopic = InboxConfig.global(config, "inbox." + InboxConfig.TOPIC_RETENTION);
+        Set<String> consumers = new TreeSet<>();
         for (String key : config.getPropertyNames()) {
-            if (!key.startsWith("inbox.") || !key.endsWith(suffix)) {
+            for (String suffix : List.of("." + InboxConfig.RETENTION, "." + InboxConfig.TOPIC_RETENTION)) {
+                if (key.startsWith("inbox.consumer.") && key.endsWith(suffix)) {
+                    consumers.add(key.substring("inbox.consumer.".length(), key.length() - suffix.length()));
+                }
+            }
+        }
+        if (globalTopic.isPresent()) {
+            consumers.add(null); // the global retention too
+        }
+        for (String consumer : consumers) {
+            Optional<String> topicText = consumer == null ? globalTopic : InboxConfig.global(config,
+                    "inbox.consumer." + consumer + "." + InboxConfig.TOPIC_RETENTION).or(() -> globalTopic);
+            if (topicText.isEmpty()) {
                 continue;
             }
-            String consumer = key.startsWith("inbox.consumer.")
-                    ? key.substring("inbox.consumer.".length(), key.length() - suffix.length()) : null;
-            Duration topic = InboxConfig.globalDuration(config, key, Duration.ofDays(7));
+            Duration topic = InboxConfig.perConsumerDuration(config, consumer == null ? "" : consumer,
+                    InboxConfig.TOPIC_RETENTION, Duration.ZERO);
             Duration inbox = InboxPurge.retention(config, consumer);
             if (inbox.compareTo(topic) <= 0) {
                 InboxLog.log(Level.WARNING, "INBOX0301W", consumer == null ? "(all)" : consumer, inbox, topic);

@@ -42,8 +42,9 @@ public class InboxStatistics {
      *
      * @param lastStartedAt  when the last run started, {@code null} if none ever did
      * @param lastFinishedAt when the last successful run finished, {@code null} if none ever did
-     * @param lastDeleted    rows deleted by the last successful run (plain mode)
-     * @param totalDeleted   rows deleted by all runs
+     * @param lastDeleted    rows removed by the last successful run (partitions dropped count with their
+     *                       estimated rows)
+     * @param totalDeleted   rows removed by all runs, a running total
      * @param totalBatches   DELETE transactions of all runs
      * @param lastError      why the last run failed, {@code null} when it succeeded
      * @param lastErrorAt    when it failed
@@ -109,9 +110,11 @@ public class InboxStatistics {
             OffsetDateTime finished = rs.getObject(2, OffsetDateTime.class);
             String error = rs.getString(5);
             OffsetDateTime now = rs.getObject(7, OffsetDateTime.class);
+            OffsetDateTime started = rs.getObject(1, OffsetDateTime.class);
+            OffsetDateTime lastGood = finished != null ? finished : started; // never succeeded: count from the first try
             boolean overdue = error != null
-                    || finished != null && Duration.between(finished, now).compareTo(overdueAfter) > 0;
-            return Optional.of(new PurgeStatus(rs.getObject(1, OffsetDateTime.class), finished, rs.getLong(3),
+                    || lastGood != null && Duration.between(lastGood, now).compareTo(overdueAfter) > 0;
+            return Optional.of(new PurgeStatus(started, finished, rs.getLong(3),
                     rs.getLong(4), rs.getLong(8), error, rs.getObject(6, OffsetDateTime.class), overdue, overdueAfter));
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot read inbox_purge_state: " + e.getMessage(), e);
