@@ -114,10 +114,11 @@ public class InboxPurgeTimer {
                 }
             }
         }
+        List<String> checked = new java.util.ArrayList<>(consumers);
         if (globalTopic.isPresent()) {
-            consumers.add(null); // the global retention too
+            checked.add(null); // the global retention too
         }
-        for (String consumer : consumers) {
+        for (String consumer : checked) {
             Optional<String> topicText = consumer == null ? globalTopic : InboxConfig.global(config,
                     "inbox.consumer." + consumer + "." + InboxConfig.TOPIC_RETENTION).or(() -> globalTopic);
             if (topicText.isEmpty()) {
