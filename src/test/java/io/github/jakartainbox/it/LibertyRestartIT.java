@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,8 +42,9 @@ class LibertyRestartIT {
     private static Map<String, String> serverEnvironment = Map.of();
     private Db db = Db.overJdbc();
 
-    @AfterAll
-    static void stopServer() throws Exception {
+    /** Each test leaves the server stopped, passed or failed, so that the next one can start it. */
+    @AfterEach
+    void stopServer() throws Exception {
         server("stop");
     }
 
@@ -103,7 +104,6 @@ class LibertyRestartIT {
                 "no event dead-lettered");
         assertEquals(2L * EVENTS, db.number("SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
                 + "WHERE v.order_id LIKE ?", pattern), "one inbox row per consumer and event");
-        server("stop");
     }
 
     private void startAndAwaitReady() throws Exception {
