@@ -127,35 +127,24 @@ public final class InboxConfig {
     }
 
     static int perConsumerInt(Config config, String consumer, String key, int defaultValue, int min, int max) {
-        String text = perConsumer(config, consumer, key, Integer.toString(defaultValue));
-        try {
-            int value = Integer.parseInt(text);
-            if (value < min || value > max) {
-                throw new IllegalArgumentException();
-            }
-            return value;
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException(InboxLog.format("INBOX0004E", keyFor(consumer, key), text,
-                    "an integer from " + min + " to " + max));
-        }
+        return parseInt(keyFor(consumer, key), perConsumer(config, consumer, key, Integer.toString(defaultValue)),
+                min, max);
     }
 
+    /** Per-consumer durations may be zero (a retry delay); a zero retention is refused where it is used. */
     static Duration perConsumerDuration(Config config, String consumer, String key, Duration defaultValue) {
-        String text = perConsumer(config, consumer, key, defaultValue.toString());
-        try {
-            Duration value = Duration.parse(text);
-            if (value.isNegative()) {
-                throw new IllegalArgumentException();
-            }
-            return value;
-        } catch (DateTimeParseException | IllegalArgumentException e) {
-            throw new IllegalStateException(InboxLog.format("INBOX0004E", keyFor(consumer, key), text,
-                    "a non-negative ISO-8601 duration such as PT0.2S"));
-        }
+        return parseDuration(keyFor(consumer, key), perConsumer(config, consumer, key, defaultValue.toString()), true);
     }
 
     static int globalInt(Config config, String key, int defaultValue, int min, int max) {
-        String text = global(config, key).orElse(Integer.toString(defaultValue));
+        return parseInt(key, global(config, key).orElse(Integer.toString(defaultValue)), min, max);
+    }
+
+    static Duration globalDuration(Config config, String key, Duration defaultValue) {
+        return parseDuration(key, global(config, key).orElse(defaultValue.toString()), false);
+    }
+
+    private static int parseInt(String key, String text, int min, int max) {
         try {
             int value = Integer.parseInt(text);
             if (value >= min && value <= max) {
@@ -167,17 +156,18 @@ public final class InboxConfig {
         throw new IllegalStateException(InboxLog.format("INBOX0004E", key, text, "an integer from " + min + " to " + max));
     }
 
-    static Duration globalDuration(Config config, String key, Duration defaultValue) {
-        String text = global(config, key).orElse(defaultValue.toString());
+    private static Duration parseDuration(String key, String text, boolean allowZero) {
         try {
             Duration value = Duration.parse(text);
-            if (!value.isNegative() && !value.isZero()) {
+            if (!value.isNegative() && (allowZero || !value.isZero())) {
                 return value;
             }
         } catch (DateTimeParseException e) {
             // reported below
         }
-        throw new IllegalStateException(InboxLog.format("INBOX0004E", key, text, "a positive ISO-8601 duration such as PT10M"));
+        throw new IllegalStateException(InboxLog.format("INBOX0004E", key, text, allowZero
+                ? "a non-negative ISO-8601 duration such as PT0.2S or P14D"
+                : "a positive ISO-8601 duration such as PT10M"));
     }
 
     static Optional<String> global(Config config, String key) {

@@ -120,11 +120,4 @@ public final class SampleEvents {
             f.get();
         }
     }
-
-    /** Sends one raw value (any bytes, possibly malformed) with the given key. */
-    public static void sendRaw(String bootstrap, String topic, String key, String value) throws Exception {
-        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
-            producer.send(new ProducerRecord<>(topic, key, value)).get();
-        }
-    }
 }
