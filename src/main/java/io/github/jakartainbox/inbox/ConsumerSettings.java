@@ -8,9 +8,10 @@ package io.github.jakartainbox.inbox;
  * @param maxLength     the longest event id accepted
  * @param retry         its retry policy
  * @param eventTime     where the event's own time is found (used in partitioned mode only)
+ * @param fingerprint   whether the payload's SHA-256 is stored and compared on duplicates
  */
 record ConsumerSettings(String name, EventIdSource eventIdSource, int maxLength, RetryPolicy retry,
-                        EventTimeSource eventTime) {
+                        EventTimeSource eventTime, boolean fingerprint) {
 
     /**
      * @param delivery the delivery
@@ -19,5 +20,13 @@ record ConsumerSettings(String name, EventIdSource eventIdSource, int maxLength,
      */
     String eventId(Delivery delivery) {
         return EventIds.normalize(eventIdSource.rawEventId(delivery), maxLength, eventIdSource.where());
+    }
+
+    /**
+     * @param delivery the delivery
+     * @return the payload's SHA-256 when this consumer keeps fingerprints, else {@code null}
+     */
+    byte[] fingerprint(Delivery delivery) {
+        return fingerprint ? delivery.fingerprint() : null;
     }
 }

@@ -15,10 +15,10 @@ import java.sql.Types;
 class DeadLetterStore {
 
     static final String RECORD_SQL = "INSERT INTO inbox_dead_letter AS d "
-            + "(consumer, event_id, payload, error, attempts, first_failed_at, last_failed_at) "
-            + "VALUES (?, ?, ?, ?, ?, now(), now()) "
+            + "(consumer, event_id, payload, payload_bytes, error, attempts, first_failed_at, last_failed_at) "
+            + "VALUES (?, ?, ?, ?, ?, ?, now(), now()) "
             + "ON CONFLICT (consumer, event_id) WHERE event_id IS NOT NULL DO UPDATE SET "
-            + "payload = EXCLUDED.payload, error = EXCLUDED.error, attempts = d.attempts + EXCLUDED.attempts, "
+            + "payload = EXCLUDED.payload, payload_bytes = EXCLUDED.payload_bytes, error = EXCLUDED.error, attempts = d.attempts + EXCLUDED.attempts, "
             + "last_failed_at = now(), redriven_at = NULL";
 
     private static final int MAX_ERROR_CHARS = 4000;
@@ -30,11 +30,12 @@ class DeadLetterStore {
      * @param consumer the consumer name
      * @param eventId  the normalized event id, {@code null} when the event id itself was unusable
      * @param payload  the payload as text, may be {@code null}
+     * @param bytes    the payload's bytes when they are not UTF-8 text, else {@code null}
      * @param error    the reason, stored (truncated to 4000 characters)
      * @param attempts how many processing attempts were made (0 when none was possible)
      * @throws SQLException when the insert fails
      */
-    void record(String consumer, String eventId, String payload, String error, int attempts) throws SQLException {
+    void record(String consumer, String eventId, String payload, byte[] bytes, String error, int attempts) throws SQLException {
         try (Connection connection = database.dataSource().getConnection();
              PreparedStatement insert = connection.prepareStatement(RECORD_SQL)) {
             insert.setString(1, consumer);
@@ -44,8 +45,9 @@ class DeadLetterStore {
                 insert.setString(2, eventId);
             }
             insert.setString(3, Failures.storable(payload));
-            insert.setString(4, Failures.storable(error.length() > MAX_ERROR_CHARS ? error.substring(0, MAX_ERROR_CHARS) : error));
-            insert.setInt(5, attempts);
+            insert.setBytes(4, bytes);
+            insert.setString(5, Failures.storable(error.length() > MAX_ERROR_CHARS ? error.substring(0, MAX_ERROR_CHARS) : error));
+            insert.setInt(6, attempts);
             insert.executeUpdate();
         }
     }

@@ -2,6 +2,8 @@ package io.github.jakartainbox.inbox;
 
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
@@ -32,16 +34,40 @@ record Delivery(Object payload, Message<?> message, int messageIndex) {
         return -1;
     }
 
-    /** @return the payload as text for the dead-letter table: UTF-8 for bytes, NUL characters replaced */
+    /**
+     * @return the payload for the dead-letter table as text (NUL characters replaced), {@code null} when it is
+     *         bytes that are not valid UTF-8 (see {@link #payloadBytes()})
+     */
     String payloadText() {
-        String text;
         if (payload == null) {
             return null;
-        } else if (payload instanceof byte[] bytes) {
-            text = new String(bytes, StandardCharsets.UTF_8);
-        } else {
-            text = String.valueOf(payload);
         }
-        return Failures.storable(text);
+        if (payload instanceof byte[] bytes) {
+            String text = Utf8.decode(bytes);
+            return text == null ? null : Failures.storable(text);
+        }
+        return Failures.storable(String.valueOf(payload));
+    }
+
+    /** @return the payload's bytes when they are not valid UTF-8 text, to keep them as they arrived; else {@code null} */
+    byte[] payloadBytes() {
+        return payload instanceof byte[] bytes && Utf8.decode(bytes) == null ? bytes : null;
+    }
+
+    /**
+     * @return the SHA-256 of the payload: of its bytes for {@code byte[]}, of its UTF-8 encoding for a
+     *         {@code String}, of the UTF-8 of {@code toString()} otherwise (a {@code JsonObject}); {@code null}
+     *         for a {@code null} payload
+     */
+    byte[] fingerprint() {
+        if (payload == null) {
+            return null;
+        }
+        byte[] bytes = payload instanceof byte[] b ? b : String.valueOf(payload).getBytes(StandardCharsets.UTF_8);
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256 (MessageDigest)", e);
+        }
     }
 }

@@ -36,8 +36,8 @@ public class IdempotentInterceptor {
     @Inject
     InboxStatistics statistics;
 
-    /** What one committed attempt did. */
-    private record Outcome(boolean duplicate, Object result) {
+    /** What one committed attempt did: the claim's result, and the method's result when it ran. */
+    private record Outcome(InboxClaim.Result claim, Object result) {
     }
 
     @AroundInvoke
@@ -71,8 +71,10 @@ public class IdempotentInterceptor {
     private Object inCallerTransaction(InvocationContext context, ConsumerSettings consumer, Delivery delivery)
             throws Exception {
         String eventId = consumer.eventId(delivery);
-        if (!inbox.claim(consumer.name(), eventId, inbox.partitionMonth(consumer, delivery, eventId))) {
-            duplicate(consumer, eventId);
+        InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, consumer.fingerprint(delivery),
+                inbox.partitionMonth(consumer, delivery, eventId));
+        if (claim != InboxClaim.Result.NEW) {
+            skipped(consumer, eventId, delivery, claim);
             return CompletionStage.class.isAssignableFrom(context.getMethod().getReturnType()) ? DONE : null;
         }
         return context.proceed();
@@ -86,8 +88,8 @@ public class IdempotentInterceptor {
         while (true) {
             try {
                 Outcome outcome = transactions.inNewTransaction(() -> attempt(context, consumer, delivery, eventId, month));
-                if (outcome.duplicate()) {
-                    duplicate(consumer, eventId);
+                if (outcome.claim() != InboxClaim.Result.NEW) {
+                    skipped(consumer, eventId, delivery, outcome.claim());
                     return acknowledged(context.getMethod(), delivery);
                 }
                 return delivery.message() == null ? outcome.result() : acknowledged(context.getMethod(), delivery);
@@ -115,8 +117,9 @@ public class IdempotentInterceptor {
     /** One attempt, inside its own transaction. */
     private Outcome attempt(InvocationContext context, ConsumerSettings consumer, Delivery delivery, String eventId,
                             LocalDate month) throws Exception {
-        if (!inbox.claim(consumer.name(), eventId, month)) {
-            return new Outcome(true, null);
+        InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, consumer.fingerprint(delivery), month);
+        if (claim != InboxClaim.Result.NEW) {
+            return new Outcome(claim, null);
         }
         DeferredAckMessage<?> message = null;
         if (delivery.message() != null) {
@@ -134,12 +137,26 @@ public class IdempotentInterceptor {
             throw new IllegalStateException("The method nacked the message: " + message.nackReason(),
                     message.nackReason());
         }
-        return new Outcome(false, result);
+        return new Outcome(InboxClaim.Result.NEW, result);
     }
 
-    private void duplicate(ConsumerSettings consumer, String eventId) {
+    /**
+     * A duplicate is skipped. One whose payload differs from the processed one is skipped too (its event id is
+     * taken) but never in silence: it is logged and kept as a dead letter for an operator to look at.
+     */
+    private void skipped(ConsumerSettings consumer, String eventId, Delivery delivery, InboxClaim.Result claim)
+            throws Exception {
         statistics.duplicateSkipped(consumer.name());
-        InboxLog.log(Level.INFO, "INBOX0101I", consumer.name(), eventId);
+        if (claim == InboxClaim.Result.DUPLICATE) {
+            InboxLog.log(Level.INFO, "INBOX0101I", consumer.name(), eventId);
+            return;
+        }
+        InboxLog.log(Level.SEVERE, "INBOX0102E", consumer.name(), eventId);
+        deadLetter(consumer, eventId, delivery, new UnprocessableEventException("Event id " + eventId
+                + " was already processed by consumer " + consumer.name() + " with a different payload (SHA-256 "
+                + "differs from the one stored in table inbox): the producer reused the event id, or changed the "
+                + "event's bytes on a retry. This payload was NOT processed. Fix the producer; if its retries "
+                + "re-serialize events, set inbox.consumer." + consumer.name() + ".fingerprint=none."), 0);
     }
 
     /**
@@ -156,6 +173,7 @@ public class IdempotentInterceptor {
             try {
                 transactions.inNewTransaction(() -> {
                     deadLetters.record(consumer.name(), eventId, withPayload ? delivery.payloadText() : null,
+                            withPayload ? delivery.payloadBytes() : null,
                             withPayload ? error : "payload not stored (" + error + ")", attempts);
                     return null;
                 });

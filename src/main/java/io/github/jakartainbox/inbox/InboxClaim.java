@@ -4,8 +4,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.LocalDate;
+import java.util.Arrays;
 
 /**
  * The claim: one {@code INSERT ... ON CONFLICT DO NOTHING} through the JTA-enlisted datasource, in the caller's
@@ -17,12 +19,26 @@ import java.time.LocalDate;
 @ApplicationScoped
 class InboxClaim {
 
-    static final String CLAIM_SQL = "INSERT INTO inbox (consumer, event_id, processed_at) VALUES (?, ?, now()) "
-            + "ON CONFLICT (consumer, event_id) DO NOTHING";
+    static final String CLAIM_SQL = "INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) "
+            + "VALUES (?, ?, ?, now()) ON CONFLICT (consumer, event_id) DO NOTHING";
 
     /** Partitioned mode: the key includes the event's month, which is the same on every delivery. */
-    static final String CLAIM_MONTHLY_SQL = "INSERT INTO inbox (consumer, event_id, event_month, processed_at) "
-            + "VALUES (?, ?, ?, now()) ON CONFLICT (consumer, event_id, event_month) DO NOTHING";
+    static final String CLAIM_MONTHLY_SQL = "INSERT INTO inbox (consumer, event_id, payload_sha256, event_month, "
+            + "processed_at) VALUES (?, ?, ?, ?, now()) ON CONFLICT (consumer, event_id, event_month) DO NOTHING";
+
+    /** Run only for a duplicate, so a first delivery costs one statement. */
+    static final String FINGERPRINT_SQL = "SELECT payload_sha256 FROM inbox WHERE consumer = ? AND event_id = ?";
+    static final String FINGERPRINT_MONTHLY_SQL = FINGERPRINT_SQL + " AND event_month = ?";
+
+    /** What a claim found. */
+    enum Result {
+        /** This transaction now owns the event: process it. */
+        NEW,
+        /** The consumer has already processed the event (same payload, or no fingerprint to compare): skip it. */
+        DUPLICATE,
+        /** The consumer has processed this event id with a different payload: skip it and report it. */
+        CONFLICTING_PAYLOAD
+    }
 
     @Inject
     InboxDatabase database;
@@ -50,29 +66,28 @@ class InboxClaim {
     }
 
     /**
-     * @param consumer the consumer name
-     * @param eventId  the normalized event id
-     * @param month    the event's month in partitioned mode ({@link #partitionMonth}), {@code null} otherwise
-     * @return {@code true} when this transaction now owns the event (process it), {@code false} when the
-     *         consumer has already processed it (skip it)
-     * @throws SQLException          when the statement fails; the transaction must then roll back
+     * @param consumer    the consumer name
+     * @param eventId     the normalized event id
+     * @param fingerprint the payload's SHA-256 ({@link Delivery#fingerprint()}), {@code null} when not kept
+     * @param month       the event's month in partitioned mode ({@link #partitionMonth}), {@code null} otherwise
+     * @return what the claim found
+     * @throws SQLException          when a statement fails; the transaction must then roll back
      * @throws UnprocessableEventException in partitioned mode, when no partition holds the event's month
      * @throws IllegalStateException when no JTA transaction is active: an inbox row committed apart from the
      *                               business change would be wrong
      */
-    boolean claim(String consumer, String eventId, LocalDate month) throws SQLException {
+    Result claim(String consumer, String eventId, byte[] fingerprint, LocalDate month) throws SQLException {
         if (!transactions.isActive()) {
             throw new IllegalStateException("The inbox claim needs an active JTA transaction, so that the inbox row "
                     + "commits or rolls back together with the business change.");
         }
-        try (Connection connection = database.dataSource().getConnection();
-             PreparedStatement insert = connection.prepareStatement(month == null ? CLAIM_SQL : CLAIM_MONTHLY_SQL)) {
-            insert.setString(1, consumer);
-            insert.setString(2, eventId);
-            if (month != null) {
-                insert.setObject(3, month);
+        try (Connection connection = database.dataSource().getConnection()) {
+            if (insert(connection, consumer, eventId, fingerprint, month)) {
+                return Result.NEW;
             }
-            return insert.executeUpdate() == 1;
+            byte[] stored = storedFingerprint(connection, consumer, eventId, month);
+            return fingerprint == null || stored == null || Arrays.equals(stored, fingerprint)
+                    ? Result.DUPLICATE : Result.CONFLICTING_PAYLOAD;
         } catch (SQLException e) {
             if (month != null && "23514".equals(e.getSQLState())) {
                 throw new UnprocessableEventException("No inbox partition holds event month " + month + ": the "
@@ -81,6 +96,46 @@ class InboxClaim {
                         + "inbox.partition.months-ahead.", e);
             }
             throw e;
+        }
+    }
+
+    /**
+     * The claim statement itself, on a connection the caller's transaction owns (also used by the benchmark).
+     *
+     * @param connection  a connection in the transaction that will do the business change
+     * @param consumer    the consumer name
+     * @param eventId     the normalized event id
+     * @param fingerprint the payload's SHA-256, {@code null} when not kept
+     * @param month       the event's month in partitioned mode, {@code null} otherwise
+     * @return {@code true} when the row was inserted (a new event), {@code false} on a conflict (a duplicate)
+     * @throws SQLException when the statement fails
+     */
+    static boolean insert(Connection connection, String consumer, String eventId, byte[] fingerprint,
+                          LocalDate month) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(month == null ? CLAIM_SQL : CLAIM_MONTHLY_SQL)) {
+            insert.setString(1, consumer);
+            insert.setString(2, eventId);
+            insert.setBytes(3, fingerprint);
+            if (month != null) {
+                insert.setObject(4, month);
+            }
+            return insert.executeUpdate() == 1;
+        }
+    }
+
+    /** The fingerprint stored by the committed first delivery (the conflicting insert waited for it). */
+    private static byte[] storedFingerprint(Connection connection, String consumer, String eventId, LocalDate month)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(month == null ? FINGERPRINT_SQL
+                : FINGERPRINT_MONTHLY_SQL)) {
+            select.setString(1, consumer);
+            select.setString(2, eventId);
+            if (month != null) {
+                select.setObject(3, month);
+            }
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? row.getBytes(1) : null;
+            }
         }
     }
 }

@@ -48,6 +48,13 @@ public final class InboxConfig {
     public static final String EVENT_ID_MAX_LENGTH = "event-id.max-length";
     public static final int EVENT_ID_MAX_LENGTH_DEFAULT = 128;
 
+    /** Per consumer: {@code payload} stores the SHA-256 of each processed payload with its inbox row, so that the
+     *  same event id arriving again with a different payload is dead-lettered and logged (INBOX0102E) rather
+     *  than skipped in silence; {@code none} stores nothing (for producers that re-serialize a retried event,
+     *  changing its bytes). */
+    public static final String FINGERPRINT = "fingerprint";
+    public static final String FINGERPRINT_DEFAULT = "payload";
+
     /** Per consumer: attempts in all (the first one included) before an event is dead-lettered; at least 1. */
     public static final String RETRY_MAX_ATTEMPTS = "retry.max-attempts";
     public static final int RETRY_MAX_ATTEMPTS_DEFAULT = 3;

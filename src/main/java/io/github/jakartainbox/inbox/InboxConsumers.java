@@ -62,8 +62,14 @@ class InboxConsumers {
                 InboxConfig.perConsumerDuration(config, annotated, InboxConfig.RETRY_MAX_DELAY,
                         InboxConfig.RETRY_MAX_DELAY_DEFAULT));
         String timeField = InboxConfig.perConsumer(config, annotated, InboxConfig.EVENT_TIME_FIELD, "");
+        String fingerprint = InboxConfig.perConsumer(config, annotated, InboxConfig.FINGERPRINT,
+                InboxConfig.FINGERPRINT_DEFAULT).toLowerCase(Locale.ROOT);
+        if (!fingerprint.equals("payload") && !fingerprint.equals("none")) {
+            throw new IllegalStateException(InboxLog.format("INBOX0004E",
+                    "inbox.consumer." + annotated + "." + InboxConfig.FINGERPRINT, fingerprint, "payload or none"));
+        }
         return new ConsumerSettings(name, eventIdSource(config, annotated, extractors), maxLength, retry,
-                new EventTimeSource(timeField.isEmpty() ? null : timeField));
+                new EventTimeSource(timeField.isEmpty() ? null : timeField), fingerprint.equals("payload"));
     }
 
     private static EventIdSource eventIdSource(Config config, String consumer, Instance<EventIdExtractor> extractors) {

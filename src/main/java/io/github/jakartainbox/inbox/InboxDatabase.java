@@ -117,6 +117,8 @@ class InboxDatabase {
                         : new String[] {"classpath:db/inbox"})
                 .failOnMissingLocations(true)
                 .table("inbox_schema_history")
+                // V6 ships after V100: a database partitioned before it must still get it
+                .outOfOrder(true)
                 .baselineOnMigrate(true)
                 .baselineVersion("0");
         configuration.getConfigurationExtension(PostgreSQLConfigurationExtension.class).setTransactionalLock(false);

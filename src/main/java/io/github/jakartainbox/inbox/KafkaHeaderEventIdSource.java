@@ -1,9 +1,5 @@
 package io.github.jakartainbox.inbox;
 
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
@@ -37,15 +33,11 @@ final class KafkaHeaderEventIdSource implements EventIdSource {
         if (value == null || value.value() == null) {
             return null;
         }
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(value.value()))
-                    .toString();
-        } catch (CharacterCodingException e) {
+        String text = Utf8.decode(value.value());
+        if (text == null) {
             throw new InvalidEventIdException(where() + " is not valid UTF-8.");
         }
+        return text;
     }
 
     @Override

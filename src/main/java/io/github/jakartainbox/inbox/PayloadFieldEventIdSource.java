@@ -6,7 +6,6 @@ import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
-import java.nio.charset.StandardCharsets;
 
 /**
  * The event id is a top-level string field of a JSON object payload ({@code String}, UTF-8 {@code byte[]} or
@@ -27,7 +26,12 @@ final class PayloadFieldEventIdSource implements EventIdSource {
         if (payload instanceof JsonObject json) {
             object = json;
         } else if (payload instanceof String || payload instanceof byte[]) {
-            object = parse(payload instanceof String s ? s : new String((byte[]) payload, StandardCharsets.UTF_8));
+            String text = payload instanceof String s ? s : Utf8.decode((byte[]) payload);
+            if (text == null) {
+                throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not valid UTF-8 "
+                        + "(JSON text must be UTF-8, RFC 8259 section 8.1).");
+            }
+            object = parse(text);
         } else if (payload == null) {
             throw new InvalidEventIdException("Cannot read " + where() + ": the payload is null (a tombstone "
                     + "record, or a value the deserializer could not read).");
