@@ -24,11 +24,11 @@ public class AnalyticsConsumer {
     BillingSchema schema;
 
     /**
-     * @param value the {@code orders.confirmed} record value (JSON)
+     * @param value the {@code orders.confirmed} record value as it arrived (UTF-8 JSON; checked strictly)
      */
     @Incoming("orders-analytics")
     @Idempotent(consumer = "analytics")
-    public void onOrderConfirmed(String value) {
+    public void onOrderConfirmed(byte[] value) {
         OrderConfirmed order = OrderConfirmed.parse(value);
         schema.ensureMigrated();
         em.createNativeQuery("INSERT INTO daily_revenue (day, currency, amount, orders) VALUES (?1, ?2, ?3, 1) "

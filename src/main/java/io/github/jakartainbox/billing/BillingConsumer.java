@@ -16,11 +16,11 @@ public class BillingConsumer {
     Invoices invoices;
 
     /**
-     * @param value the {@code orders.confirmed} record value (JSON)
+     * @param value the {@code orders.confirmed} record value as it arrived (UTF-8 JSON; checked strictly)
      */
     @Incoming("orders-billing")
     @Idempotent(consumer = "billing")
-    public void onOrderConfirmed(String value) {
+    public void onOrderConfirmed(byte[] value) {
         invoices.create(OrderConfirmed.parse(value));
     }
 }

@@ -1,6 +1,7 @@
 package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.InboxStatistics;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -16,6 +17,7 @@ import java.util.List;
 @Path("/inbox")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({Roles.READER, Roles.OPERATOR})
 public class InboxResource {
 
     @Inject

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.billing;
 
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.DefaultValue;
@@ -15,6 +16,7 @@ import java.util.Map;
 @Path("/invoices")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({Roles.READER, Roles.OPERATOR})
 public class InvoiceResource {
 
     @Inject

@@ -1,6 +1,7 @@
 package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
+import io.github.jakartainbox.inbox.Utf8;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -23,8 +24,34 @@ import java.util.Currency;
 public record OrderConfirmed(String eventId, String orderId, String customerEmail, BigDecimal amount,
                              String currency) {
 
+    /** The largest record value accepted, in bytes: an order event is a few hundred bytes. */
+    public static final int MAX_BYTES = 64 * 1024;
+
     /**
-     * @param json the record value
+     * @param value the record value as it arrived: UTF-8 JSON (RFC 8259 section 8.1)
+     * @return the event
+     * @throws UnprocessableEventException when the value is empty, larger than {@link #MAX_BYTES}, not UTF-8, or
+     *                                     not such an event; the message names what is wrong
+     */
+    public static OrderConfirmed parse(byte[] value) {
+        if (value == null || value.length == 0) {
+            throw new UnprocessableEventException("orders.confirmed value is empty (" + (value == null
+                    ? "a tombstone or a null value" : "0 bytes") + ")");
+        }
+        if (value.length > MAX_BYTES) {
+            throw new UnprocessableEventException("orders.confirmed value is " + value.length + " bytes, more than "
+                    + "the " + MAX_BYTES + " an order event may have; the producer sent something else");
+        }
+        String json = Utf8.decode(value);
+        if (json == null) {
+            throw new UnprocessableEventException("orders.confirmed value is not valid UTF-8 text (JSON must be "
+                    + "UTF-8); it is kept byte for byte in inbox_dead_letter.payload_bytes");
+        }
+        return parse(json);
+    }
+
+    /**
+     * @param json the record value as text
      * @return the event
      * @throws UnprocessableEventException when the value is not such an event; the message names the field
      */

@@ -19,7 +19,7 @@ class DeadLetterStore {
             + "VALUES (?, ?, ?, ?, ?, ?, now(), now()) "
             + "ON CONFLICT (consumer, event_id) WHERE event_id IS NOT NULL DO UPDATE SET "
             + "payload = EXCLUDED.payload, payload_bytes = EXCLUDED.payload_bytes, error = EXCLUDED.error, attempts = d.attempts + EXCLUDED.attempts, "
-            + "last_failed_at = now(), redriven_at = NULL";
+            + "last_failed_at = now(), redriven_at = NULL, discarded_at = NULL, resolved_by = NULL";
 
     private static final int MAX_ERROR_CHARS = 4000;
 

@@ -29,7 +29,7 @@ public class InboxStatistics {
      *
      * @param consumer          the consumer name
      * @param processed         rows in {@code inbox} for this consumer (events processed and still retained)
-     * @param deadLettered      rows in {@code inbox_dead_letter} for this consumer not yet re-driven
+     * @param deadLettered      rows in {@code inbox_dead_letter} for this consumer neither re-driven nor discarded
      * @param duplicatesSkipped duplicate deliveries skipped by this server since it started
      * @param retries           failed attempts retried by this server since it started
      */
@@ -83,6 +83,7 @@ public class InboxStatistics {
         try (Connection connection = database.dataSource().getConnection()) {
             count(connection, "SELECT consumer, count(*) FROM inbox GROUP BY consumer", rows, 0);
             count(connection, "SELECT consumer, count(*) FROM inbox_dead_letter WHERE redriven_at IS NULL "
+                    + "AND discarded_at IS NULL "
                     + "GROUP BY consumer", rows, 1);
         }
         duplicates.keySet().forEach(c -> rows.computeIfAbsent(c, k -> new long[2]));

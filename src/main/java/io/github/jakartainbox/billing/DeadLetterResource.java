@@ -1,0 +1,148 @@
+package io.github.jakartainbox.billing;
+
+import io.github.jakartainbox.inbox.InboxDeadLetters;
+import io.github.jakartainbox.inbox.InboxDeadLetters.DeadLetter;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.BadRequestException;
+import jakarta.ws.rs.ClientErrorException;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Emitter;
+
+/**
+ * Dead letters of the billing service's consumers, under {@code /billing/api/dead-letters}:
+ * <ul>
+ *   <li>{@code GET ?consumer=..&open=true&limit=100}: list them (role {@code billing-reader});</li>
+ *   <li>{@code POST /{id}/redrive}: send the payload, as it arrived, to {@code orders.confirmed} again and mark
+ *       the row re-driven (role {@code billing-operator}). Every consumer group of the topic receives it again;
+ *       the inbox lets each consumer process the event at most once;</li>
+ *   <li>{@code DELETE /{id}}: discard it, keeping the row for the record (role {@code billing-operator}).</li>
+ * </ul>
+ */
+@Path("/dead-letters")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({Roles.READER, Roles.OPERATOR})
+public class DeadLetterResource {
+
+    private static final Logger LOG = Logger.getLogger(DeadLetterResource.class.getName());
+    /** The consumers of this service, which all read orders.confirmed. */
+    private static final Set<String> CONSUMERS = Set.of("billing", "analytics");
+
+    @Inject
+    InboxDeadLetters deadLetters;
+
+    @Inject
+    @Channel("orders-redrive")
+    Emitter<byte[]> redrive;
+
+    @Context
+    SecurityContext caller;
+
+    /**
+     * @param consumer only this consumer's, when given
+     * @param open     only those neither re-driven nor discarded (default {@code true})
+     * @param limit    the most returned, 1 to 1000, newest failure first
+     * @return the dead letters, without payloads
+     * @throws SQLException when the database cannot be read (500)
+     */
+    @GET
+    public List<DeadLetter> list(@QueryParam("consumer") String consumer,
+                                 @QueryParam("open") @DefaultValue("true") boolean open,
+                                 @QueryParam("limit") @DefaultValue("100") int limit) throws SQLException {
+        if (limit < 1 || limit > InboxDeadLetters.MAX_LIMIT) {
+            throw new BadRequestException("limit must be 1 to " + InboxDeadLetters.MAX_LIMIT);
+        }
+        return deadLetters.list(consumer, open, limit);
+    }
+
+    /**
+     * @param id the dead letter's id
+     * @return 200 with the row after the broker acknowledged the send; 404 when there is no such row, 409 when
+     *         it is not open, belongs to another service's consumer, or has no stored payload
+     * @throws Exception when the send fails or the broker does not acknowledge it within 30 s (500; the row
+     *                   stays open, so the operator can try again)
+     */
+    @POST
+    @Path("/{id}/redrive")
+    @RolesAllowed(Roles.OPERATOR)
+    public DeadLetter redrive(@PathParam("id") long id) throws Exception {
+        DeadLetter letter = open(id);
+        if (!CONSUMERS.contains(letter.consumer())) {
+            throw conflict("dead letter " + id + " belongs to consumer " + letter.consumer()
+                    + ", which this service does not run; re-drive it from that service");
+        }
+        byte[] payload = deadLetters.payload(id).orElseThrow(() -> conflict("dead letter " + id
+                + " has no stored payload (it could not be stored when the event failed); discard it"));
+        try {
+            redrive.send(payload).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("re-drive of dead letter " + id + " was not acknowledged by the broker; "
+                    + "it stays open: " + e.getMessage(), e);
+        }
+        if (!deadLetters.markRedriven(id, user())) {
+            throw conflict("dead letter " + id + " was resolved by someone else meanwhile (it was sent anyway; the "
+                    + "inbox skips it for consumers that already processed it)");
+        }
+        LOG.info(() -> "dead letter " + id + " (consumer " + letter.consumer() + ", event " + letter.eventId()
+                + ") re-driven by " + user());
+        return deadLetters.find(id).orElseThrow();
+    }
+
+    /**
+     * @param id the dead letter's id
+     * @return 200 with the row; 404 when there is no such row, 409 when it is not open
+     * @throws SQLException when the database cannot be written (500)
+     */
+    @DELETE
+    @Path("/{id}")
+    @RolesAllowed(Roles.OPERATOR)
+    public DeadLetter discard(@PathParam("id") long id) throws SQLException {
+        DeadLetter letter = open(id);
+        if (!deadLetters.discard(id, user())) {
+            throw conflict("dead letter " + id + " was resolved by someone else meanwhile");
+        }
+        LOG.info(() -> "dead letter " + id + " (consumer " + letter.consumer() + ", event " + letter.eventId()
+                + ") discarded by " + user());
+        return deadLetters.find(id).orElseThrow();
+    }
+
+    private DeadLetter open(long id) throws SQLException {
+        DeadLetter letter = deadLetters.find(id).orElseThrow(() -> new NotFoundException("no dead letter " + id));
+        if (!letter.open()) {
+            throw conflict("dead letter " + id + " was already " + (letter.redrivenAt() != null ? "re-driven" : "discarded")
+                    + " by " + letter.resolvedBy());
+        }
+        return letter;
+    }
+
+    private String user() {
+        return caller.getUserPrincipal() == null ? "unknown" : caller.getUserPrincipal().getName();
+    }
+
+    private static ClientErrorException conflict(String message) {
+        return new ClientErrorException(Response.status(Response.Status.CONFLICT)
+                .entity(java.util.Map.of("error", message)).type(MediaType.APPLICATION_JSON).build());
+    }
+}

@@ -1,0 +1,165 @@
+package io.github.jakartainbox.inbox;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The operator's view of table {@code inbox_dead_letter}: list the deliveries that could not be processed, and
+ * mark one re-driven (after the application sent it again) or discarded. Every statement takes its values as
+ * bind parameters. A call joins the caller's JTA transaction when there is one, and otherwise commits on its own.
+ * Protect the callers: the example allows listing to role {@code billing-reader} and changes to
+ * {@code billing-operator}.
+ */
+@ApplicationScoped
+public class InboxDeadLetters {
+
+    /** The largest {@code limit} {@link #list} accepts. */
+    public static final int MAX_LIMIT = 1000;
+
+    private static final String COLUMNS = "id, consumer, event_id, error, attempts, first_failed_at, last_failed_at, "
+            + "redriven_at, discarded_at, resolved_by, coalesce(octet_length(payload), octet_length(payload_bytes), 0), "
+            + "payload_bytes IS NOT NULL";
+
+    /**
+     * One dead letter, without its payload.
+     *
+     * @param id            the row's id
+     * @param consumer      the consumer that failed
+     * @param eventId       the normalized event id, {@code null} when the event id itself was unusable
+     * @param error         why it failed
+     * @param attempts      processing attempts made (0 when none was possible)
+     * @param firstFailedAt when it was first dead-lettered
+     * @param lastFailedAt  when it was last dead-lettered
+     * @param redrivenAt    when an operator re-drove it, {@code null} if not
+     * @param discardedAt   when an operator discarded it, {@code null} if not
+     * @param resolvedBy    who re-drove or discarded it
+     * @param payloadBytes  the payload's size in bytes (as stored)
+     * @param binary        whether the payload is kept as bytes because it is not valid UTF-8
+     */
+    public record DeadLetter(long id, String consumer, String eventId, String error, int attempts,
+                             OffsetDateTime firstFailedAt, OffsetDateTime lastFailedAt, OffsetDateTime redrivenAt,
+                             OffsetDateTime discardedAt, String resolvedBy, long payloadBytes, boolean binary) {
+
+        /** @return whether it still waits for an operator (neither re-driven nor discarded) */
+        public boolean open() {
+            return redrivenAt == null && discardedAt == null;
+        }
+    }
+
+    @Inject
+    InboxDatabase database;
+
+    /**
+     * @param consumer only this consumer's dead letters, {@code null} for all
+     * @param openOnly only those neither re-driven nor discarded
+     * @param limit    the most returned, newest failure first, 1 to {@value #MAX_LIMIT}
+     * @return the dead letters
+     * @throws IllegalArgumentException when {@code limit} is out of range
+     * @throws SQLException when the database cannot be read
+     */
+    public List<DeadLetter> list(String consumer, boolean openOnly, int limit) throws SQLException {
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw new IllegalArgumentException("limit must be 1 to " + MAX_LIMIT + ", got " + limit);
+        }
+        String sql = "SELECT " + COLUMNS + " FROM inbox_dead_letter WHERE (?::text IS NULL OR consumer = ?) "
+                + (openOnly ? "AND redriven_at IS NULL AND discarded_at IS NULL " : "")
+                + "ORDER BY last_failed_at DESC, id DESC LIMIT ?";
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement query = connection.prepareStatement(sql)) {
+            query.setString(1, consumer);
+            query.setString(2, consumer);
+            query.setInt(3, limit);
+            List<DeadLetter> result = new ArrayList<>();
+            try (ResultSet rs = query.executeQuery()) {
+                while (rs.next()) {
+                    result.add(row(rs));
+                }
+            }
+            return result;
+        }
+    }
+
+    /**
+     * @param id the dead letter's id
+     * @return it, empty when there is none with that id
+     * @throws SQLException when the database cannot be read
+     */
+    public Optional<DeadLetter> find(long id) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement query = connection.prepareStatement("SELECT " + COLUMNS
+                     + " FROM inbox_dead_letter WHERE id = ?")) {
+            query.setLong(1, id);
+            try (ResultSet rs = query.executeQuery()) {
+                return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * @param id the dead letter's id
+     * @return its payload as it arrived: the UTF-8 bytes of the stored text, or the stored bytes when it was not
+     *         text; empty when there is no such row or it has no payload
+     * @throws SQLException when the database cannot be read
+     */
+    public Optional<byte[]> payload(long id) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement query = connection.prepareStatement(
+                     "SELECT coalesce(convert_to(payload, 'UTF8'), payload_bytes) FROM inbox_dead_letter WHERE id = ?")) {
+            query.setLong(1, id);
+            try (ResultSet rs = query.executeQuery()) {
+                return rs.next() ? Optional.ofNullable(rs.getBytes(1)) : Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * Records that the event was sent again: it no longer counts as open. Call it after the send succeeded; if
+     * the new delivery fails too, it is dead-lettered again (the same row for the same event id).
+     *
+     * @param id       the dead letter's id
+     * @param operator who did it (the caller's principal), stored in {@code resolved_by}
+     * @return {@code false} when there is no open dead letter with that id
+     * @throws SQLException when the database cannot be written
+     */
+    public boolean markRedriven(long id, String operator) throws SQLException {
+        return resolve(id, operator, "redriven_at");
+    }
+
+    /**
+     * Records that an operator decided the event needs no processing. The row is kept for the record.
+     *
+     * @param id       the dead letter's id
+     * @param operator who did it (the caller's principal), stored in {@code resolved_by}
+     * @return {@code false} when there is no open dead letter with that id
+     * @throws SQLException when the database cannot be written
+     */
+    public boolean discard(long id, String operator) throws SQLException {
+        return resolve(id, operator, "discarded_at");
+    }
+
+    /** @param column one of two constants above, never input */
+    private boolean resolve(long id, String operator, String column) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement update = connection.prepareStatement("UPDATE inbox_dead_letter SET " + column
+                     + " = now(), resolved_by = ? WHERE id = ? AND redriven_at IS NULL AND discarded_at IS NULL")) {
+            update.setString(1, operator);
+            update.setLong(2, id);
+            return update.executeUpdate() == 1;
+        }
+    }
+
+    private static DeadLetter row(ResultSet rs) throws SQLException {
+        return new DeadLetter(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getInt(5),
+                rs.getObject(6, OffsetDateTime.class), rs.getObject(7, OffsetDateTime.class),
+                rs.getObject(8, OffsetDateTime.class), rs.getObject(9, OffsetDateTime.class), rs.getString(10),
+                rs.getLong(11), rs.getBoolean(12));
+    }
+}
