@@ -145,13 +145,17 @@ final class PurgeStatements {
     static long dropPartition(Connection connection, LocalDate month, Duration lockTimeout) throws SQLException {
         String name = EventMonths.partitionName(month);
         long rows = 0;
-        try (Statement statement = connection.createStatement()) {
-            try (ResultSet rs = statement.executeQuery("SELECT greatest(reltuples, 0)::bigint FROM pg_class "
-                    + "WHERE relname = '" + name + "'")) {
+        try (PreparedStatement estimate = connection.prepareStatement(
+                "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE relname = ?")) {
+            estimate.setString(1, name);
+            try (ResultSet rs = estimate.executeQuery()) {
                 if (rs.next()) {
                     rows = rs.getLong(1);
                 }
             }
+        }
+        try (Statement statement = connection.createStatement()) {
+            // DDL takes no bind parameters: the name comes from a LocalDate (EventMonths.partitionName), never input
             statement.execute("SET LOCAL lock_timeout = " + lockTimeout.toMillis());
             statement.execute("ALTER TABLE inbox DETACH PARTITION " + name);
             statement.execute("DROP TABLE " + name);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class OrderConfirmedTest {
@@ -30,6 +31,24 @@ class OrderConfirmedTest {
         assertMessage("value is empty", "");
         assertMessage("must be positive, with at most 10 integer digits", base + "\"amount\":\"1e999999999\",\"currency\":\"EUR\"}");
         assertMessage("not valid JSON", base + "\"x\":" + "[".repeat(5000) + "]".repeat(5000) + "}");
+    }
+
+    @Test
+    void valuesAreCheckedAsBytesFirst() {
+        assertBytesMessage("value is empty (0 bytes)", new byte[0]);
+        assertBytesMessage("value is empty (a tombstone", null);
+        byte[] big = ("{\"event_id\":\"e\",\"pad\":\"" + "x".repeat(5 * 1024 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
+        assertBytesMessage("more than the 65536", big);
+        byte[] latin1 = "{\"event_id\":\"e\",\"customer_email\":\"j\u00f6rg@example.com\"}".getBytes(StandardCharsets.ISO_8859_1);
+        assertBytesMessage("not valid UTF-8", latin1);
+        OrderConfirmed o = OrderConfirmed.parse(("{\"event_id\":\"e\",\"order_id\":\"o-1\",\"customer_email\":"
+                + "\"j\u00f6rg@example.com\",\"amount\":\"1.00\",\"currency\":\"EUR\"}").getBytes(StandardCharsets.UTF_8));
+        assertEquals("j\u00f6rg@example.com", o.customerEmail());
+    }
+
+    private static void assertBytesMessage(String expected, byte[] value) {
+        UnprocessableEventException e = assertThrows(UnprocessableEventException.class, () -> OrderConfirmed.parse(value));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
     }
 
     private static void assertMessage(String expected, String json) {
