@@ -6,10 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.billing.SampleEvents.Event;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,13 +104,10 @@ class LibertyRestartIT {
 
     private void startAndAwaitReady() throws Exception {
         server("start");
-        HttpClient http = HttpClient.newHttpClient();
-        HttpRequest ready = HttpRequest.newBuilder(URI.create("http://localhost:9080/billing/api/invoices/count"))
-                .timeout(Duration.ofSeconds(5)).build();
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (System.nanoTime() < deadline) {
             try {
-                if (http.send(ready, HttpResponse.BodyHandlers.ofString()).statusCode() == 200) {
+                if (Api.call("GET", "http://localhost:9080/billing/api/invoices/count", Api.READER).statusCode() == 200) {
                     return;
                 }
             } catch (IOException notYet) {

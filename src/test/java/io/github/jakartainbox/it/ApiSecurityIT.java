@@ -1,0 +1,103 @@
+package io.github.jakartainbox.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.jakartainbox.billing.SampleEvents;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The REST API over HTTP, as its callers see it: no login 401, wrong password 401, a reader may read but not
+ * change dead letters (403), an operator may re-drive and discard them.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class ApiSecurityIT {
+
+    private static final String API = "http://localhost:9080/billing/api";
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final List<String> READS = List.of("/invoices/count", "/invoices?limit=1", "/inbox", "/inbox/purge",
+            "/dead-letters");
+
+    private final Db db = Db.overJdbc(System.getenv().getOrDefault("DB_NAME", "billing"));
+
+    @Deployment
+    static WebArchive deployment() {
+        return Deployments.billingWithProbes();
+    }
+
+    /** A dead letter as the inbox writes it, with a valid order as payload, as if an earlier attempt had failed. */
+    private long deadLetter(String consumer, String eventId, String payload) {
+        return db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts) "
+                + "VALUES (?, ?, ?, 'simulated failure', 3) RETURNING id", consumer, eventId, payload);
+    }
+
+    @Test
+    void withoutALoginEveryCallIsRefusedWith401() throws Exception {
+        for (String path : READS) {
+            HttpResponse<String> response = Api.call("GET", API + path, null);
+            assertEquals(401, response.statusCode(), path);
+            assertTrue(response.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Basic"), path);
+        }
+        assertEquals(401, Api.call("DELETE", API + "/dead-letters/1", null).statusCode());
+        assertEquals(401, Api.call("POST", API + "/dead-letters/1/redrive", null).statusCode());
+        assertEquals(401, Api.call("GET", API + "/inbox", new Api.User(Api.READER.name(), Api.READER.password() + "x"))
+                .statusCode(), "a wrong password");
+        assertEquals(401, Api.call("GET", API + "/inbox", new Api.User("nobody", Api.READER.password())).statusCode(),
+                "an unknown user");
+    }
+
+    @Test
+    void aReaderMayReadButNotChangeDeadLetters() throws Exception {
+        for (String path : READS) {
+            assertEquals(200, Api.call("GET", API + path, Api.READER).statusCode(), path);
+        }
+        long id = deadLetter("billing", UUID.randomUUID().toString(), "{}");
+        assertEquals(403, Api.call("DELETE", API + "/dead-letters/" + id, Api.READER).statusCode());
+        assertEquals(403, Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.READER).statusCode());
+        assertEquals("", db.text("SELECT coalesce(resolved_by, '') FROM inbox_dead_letter WHERE id = ?", id),
+                "the refused calls changed nothing");
+    }
+
+    @Test
+    void anOperatorDiscardsADeadLetterOnceKeepingTheRow() throws Exception {
+        long id = deadLetter("billing", UUID.randomUUID().toString(), "{}");
+        HttpResponse<String> discarded = Api.call("DELETE", API + "/dead-letters/" + id, Api.OPERATOR);
+        assertEquals(200, discarded.statusCode(), discarded.body());
+        assertEquals("operator", db.text("SELECT resolved_by FROM inbox_dead_letter WHERE id = ? AND discarded_at IS NOT NULL", id));
+        HttpResponse<String> again = Api.call("DELETE", API + "/dead-letters/" + id, Api.OPERATOR);
+        assertEquals(409, again.statusCode());
+        assertTrue(again.body().contains("already discarded by operator"), again.body());
+        assertEquals(404, Api.call("DELETE", API + "/dead-letters/999999999", Api.OPERATOR).statusCode());
+    }
+
+    @Test
+    void anOperatorReDrivesADeadLetterAndTheConsumerProcessesIt() throws Exception {
+        String eventId = UUID.randomUUID().toString();
+        String orderId = "redrive-" + eventId;
+        long id = deadLetter("billing", eventId, SampleEvents.event(eventId, orderId, "42.00", "EUR").json());
+        HttpResponse<String> redriven = Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR);
+        assertEquals(200, redriven.statusCode(), redriven.body());
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ?", orderId),
+                "the re-driven event was consumed and invoiced");
+        assertNotNull(db.text("SELECT redriven_at FROM inbox_dead_letter WHERE id = ?", id));
+        assertEquals("operator", db.text("SELECT resolved_by FROM inbox_dead_letter WHERE id = ?", id));
+        assertEquals(409, Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR).statusCode(),
+                "a re-driven dead letter is no longer open");
+
+        long foreign = deadLetter("shipping", UUID.randomUUID().toString(), "{}");
+        HttpResponse<String> refused = Api.call("POST", API + "/dead-letters/" + foreign + "/redrive", Api.OPERATOR);
+        assertEquals(409, refused.statusCode());
+        assertTrue(refused.body().contains("consumer shipping, which this service does not run"), refused.body());
+    }
+}
