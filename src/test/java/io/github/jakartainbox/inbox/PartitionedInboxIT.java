@@ -66,8 +66,11 @@ class PartitionedInboxIT {
         }
     }
 
+    /** The library's claim statement, in autocommit. */
     private static int claim(String consumer, String eventId, LocalDate month) throws SQLException {
-        return update(InboxClaim.CLAIM_MONTHLY_SQL, consumer, eventId, month);
+        try (Connection c = dataSource.getConnection()) {
+            return InboxClaim.insert(c, consumer, eventId, null, month) ? 1 : 0;
+        }
     }
 
     /** Runs statements in one transaction, as InboxPurge does inside JTA. */
