@@ -4,6 +4,8 @@ import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
@@ -15,8 +17,11 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  */
 record Delivery(Object payload, Message<?> message, int messageIndex) {
 
+    /** The message parameter's index per method, found once rather than by reflection on every delivery. */
+    private static final Map<Method, Integer> MESSAGE_INDEX = new ConcurrentHashMap<>();
+
     static Delivery of(Method method, Object[] arguments) {
-        int index = messageParameterIndex(method);
+        int index = MESSAGE_INDEX.computeIfAbsent(method, Delivery::messageParameterIndex);
         if (index >= 0) {
             Message<?> message = (Message<?>) arguments[index];
             return new Delivery(message == null ? null : message.getPayload(), message, index);
