@@ -1,11 +1,12 @@
 package io.github.jakartainbox.billing;
 
+import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InboxDeadLetters;
 import io.github.jakartainbox.inbox.InboxDeadLetters.DeadLetter;
+import io.github.jakartainbox.inbox.Printable;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.ws.rs.BadRequestException;
 import jakarta.ws.rs.ClientErrorException;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
@@ -16,12 +17,14 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +36,8 @@ import org.eclipse.microprofile.reactive.messaging.Emitter;
 /**
  * Dead letters of the billing service's consumers, under {@code /billing/api/dead-letters}:
  * <ul>
- *   <li>{@code GET ?consumer=..&open=true&limit=100}: list them (role {@code billing-reader});</li>
+ *   <li>{@code GET ?consumer=..&open=true&limit=100}: list them (role {@code billing-operator}: the reasons quote
+ *       payload data);</li>
  *   <li>{@code POST /{id}/redrive}: send the payload, as it arrived, to {@code orders.confirmed} again and mark
  *       the row re-driven (role {@code billing-operator}). Every consumer group of the topic receives it again;
  *       the inbox lets each consumer process the event at most once;</li>
@@ -43,12 +47,13 @@ import org.eclipse.microprofile.reactive.messaging.Emitter;
 @Path("/dead-letters")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
-@RolesAllowed({Roles.READER, Roles.OPERATOR})
+@RolesAllowed(Roles.OPERATOR)
 public class DeadLetterResource {
 
     private static final Logger LOG = Logger.getLogger(DeadLetterResource.class.getName());
-    /** The consumers of this service, which all read orders.confirmed. */
-    private static final Set<String> CONSUMERS = Set.of("billing", "analytics");
+    /** The inbox names of this service's consumers (inbox.consumer.<c>.name may rename them); all read orders.confirmed. */
+    private static final Set<String> CONSUMERS = Set.of(InboxConfig.consumerName("billing"),
+            InboxConfig.consumerName("analytics"));
 
     @Inject
     InboxDeadLetters deadLetters;
@@ -69,41 +74,52 @@ public class DeadLetterResource {
      */
     @GET
     public List<DeadLetter> list(@QueryParam("consumer") String consumer,
-                                 @QueryParam("open") @DefaultValue("true") boolean open,
-                                 @QueryParam("limit") @DefaultValue("100") int limit) throws SQLException {
-        if (limit < 1 || limit > InboxDeadLetters.MAX_LIMIT) {
-            throw new BadRequestException("limit must be 1 to " + InboxDeadLetters.MAX_LIMIT);
+                                 @QueryParam("open") @DefaultValue("true") String open,
+                                 @QueryParam("limit") @DefaultValue("100") String limit) throws SQLException {
+        if (!open.equals("true") && !open.equals("false")) {
+            throw QueryParams.badRequest("open must be true or false, got " + Printable.of(open, 20));
         }
-        return deadLetters.list(consumer, open, limit);
+        return deadLetters.list(consumer == null || consumer.isBlank() ? null : consumer, open.equals("true"),
+                QueryParams.limit(limit, InboxDeadLetters.MAX_LIMIT));
     }
 
     /**
      * @param id the dead letter's id
      * @return 200 with the row after the broker acknowledged the send; 404 when there is no such row, 409 when
-     *         it is not open, belongs to another service's consumer, or has no stored payload
-     * @throws Exception when the send fails or the broker does not acknowledge it within 30 s (500; the row
-     *                   stays open, so the operator can try again)
+     *         it is not open, has no usable event id or no stored payload, belongs to another service's consumer,
+     *         or changed while it was sent (it failed again, or someone resolved it); 503 when the broker did not
+     *         acknowledge the send within 30 s (the row stays open: try again)
+     * @throws SQLException when the database cannot be read or written (500)
      */
     @POST
     @Path("/{id}/redrive")
-    @RolesAllowed(Roles.OPERATOR)
-    public DeadLetter redrive(@PathParam("id") long id) throws Exception {
+    public DeadLetter redrive(@PathParam("id") long id) throws SQLException {
         DeadLetter letter = open(id);
         if (!CONSUMERS.contains(letter.consumer())) {
             throw conflict("dead letter " + id + " belongs to consumer " + letter.consumer()
                     + ", which this service does not run; re-drive it from that service");
         }
+        if (letter.eventId() == null) {
+            throw conflict("dead letter " + id + " has no usable event id, so it would fail again; the producer must "
+                    + "send a corrected event. Discard it");
+        }
         byte[] payload = deadLetters.payload(id).orElseThrow(() -> conflict("dead letter " + id
                 + " has no stored payload (it could not be stored when the event failed); discard it"));
         try {
             redrive.send(payload).toCompletableFuture().get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("re-drive of dead letter " + id + " was not acknowledged by the broker; "
-                    + "it stays open: " + e.getMessage(), e);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            LOG.warning(() -> "re-drive of dead letter " + id + " failed: " + e);
+            throw new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)
+                    .entity(Map.of("error", "the broker did not acknowledge the re-drive of dead letter " + id
+                            + " (" + e.getClass().getSimpleName() + "); it stays open, try again"))
+                    .type(MediaType.APPLICATION_JSON).build());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WebApplicationException(e, Response.Status.SERVICE_UNAVAILABLE);
         }
-        if (!deadLetters.markRedriven(id, user())) {
-            throw conflict("dead letter " + id + " was resolved by someone else meanwhile (it was sent anyway; the "
-                    + "inbox skips it for consumers that already processed it)");
+        if (!deadLetters.markRedriven(id, user(), letter.lastFailedAt())) {
+            throw conflict("dead letter " + id + " was sent again, but the row changed meanwhile: the event failed "
+                    + "again, or someone resolved it. Look at the row before doing more");
         }
         LOG.info(() -> "dead letter " + id + " (consumer " + letter.consumer() + ", event " + letter.eventId()
                 + ") re-driven by " + user());
@@ -117,7 +133,6 @@ public class DeadLetterResource {
      */
     @DELETE
     @Path("/{id}")
-    @RolesAllowed(Roles.OPERATOR)
     public DeadLetter discard(@PathParam("id") long id) throws SQLException {
         DeadLetter letter = open(id);
         if (!deadLetters.discard(id, user())) {
@@ -143,6 +158,6 @@ public class DeadLetterResource {
 
     private static ClientErrorException conflict(String message) {
         return new ClientErrorException(Response.status(Response.Status.CONFLICT)
-                .entity(java.util.Map.of("error", message)).type(MediaType.APPLICATION_JSON).build());
+                .entity(Map.of("error", message)).type(MediaType.APPLICATION_JSON).build());
     }
 }

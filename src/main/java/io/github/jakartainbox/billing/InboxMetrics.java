@@ -1,5 +1,6 @@
 package io.github.jakartainbox.billing;
 
+import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InboxStatistics;
 import io.github.jakartainbox.inbox.InboxStatistics.ConsumerFigures;
 import io.github.jakartainbox.inbox.InboxStatistics.PurgeStatus;
@@ -26,7 +27,9 @@ import org.eclipse.microprofile.metrics.Tag;
 public class InboxMetrics {
 
     private static final long CACHE_NANOS = 10_000_000_000L;
-    private static final List<String> CONSUMERS = List.of("billing", "analytics");
+    /** the inbox names of the service's consumers (inbox.consumer.<c>.name may rename them) */
+    private static final List<String> CONSUMERS = List.of(InboxConfig.consumerName("billing"),
+            InboxConfig.consumerName("analytics"));
 
     @Inject
     MetricRegistry registry;
@@ -36,6 +39,7 @@ public class InboxMetrics {
     private volatile long readAt;
     private volatile Map<String, ConsumerFigures> figures = Map.of();
     private volatile Optional<PurgeStatus> purge = Optional.empty();
+    private volatile boolean unreadable;
 
     void register(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
         for (String consumer : CONSUMERS) {
@@ -48,7 +52,8 @@ public class InboxMetrics {
         registry.gauge("inbox.purge.deleted.rows", () -> purge().map(PurgeStatus::totalDeleted).orElse(0L));
         registry.gauge("inbox.purge.last.success.seconds", () -> purge().map(PurgeStatus::lastFinishedAt)
                 .map(t -> t.toEpochSecond()).orElse(0L));
-        registry.gauge("inbox.purge.overdue", () -> purge().map(p -> p.overdue() ? 1 : 0).orElse(0));
+        // 1 as well while the state cannot be read: a purge cannot run then either
+        registry.gauge("inbox.purge.overdue", () -> purge().map(p -> p.overdue() ? 1 : 0).orElse(0) | (unreadable ? 1 : 0));
     }
 
     private void gauge(String name, String consumer, ToLongFunction<ConsumerFigures> value, Tag tag) {
@@ -76,8 +81,9 @@ public class InboxMetrics {
             figures = statistics.figures().stream()
                     .collect(Collectors.toMap(ConsumerFigures::consumer, f -> f, (a, b) -> a));
             purge = statistics.purgeStatus();
+            unreadable = false;
         } catch (SQLException | RuntimeException e) {
-            // keep the last figures; the purge gauge reads overdue from them
+            unreadable = true; // keep the last figures, and report the purge overdue
         }
         readAt = System.nanoTime();
     }

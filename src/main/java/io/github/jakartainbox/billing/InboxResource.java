@@ -34,7 +34,7 @@ public class InboxResource {
 
     /**
      * {@code GET /billing/api/inbox/purge}: the retention purge's state (last run, rows deleted, last error,
-     * overdue), 404 when the purge state table is empty.
+     * overdue); 404 only if the state row the migration creates is missing.
      *
      * @return the state
      */

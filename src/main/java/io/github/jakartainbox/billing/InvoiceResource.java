@@ -24,12 +24,12 @@ public class InvoiceResource {
 
     /**
      * @param orderId only this order's invoices, when given
-     * @param limit   the most invoices returned, 1 to 1000, newest first
+     * @param limit   the most invoices returned, 1 to 1000, newest first (400 otherwise)
      * @return the invoices
      */
     @GET
-    public List<Invoice> list(@QueryParam("orderId") String orderId, @QueryParam("limit") @DefaultValue("100") int limit) {
-        return invoices.list(orderId, Math.max(1, Math.min(limit, 1000)));
+    public List<Invoice> list(@QueryParam("orderId") String orderId, @QueryParam("limit") @DefaultValue("100") String limit) {
+        return invoices.list(orderId, QueryParams.limit(limit, 1000));
     }
 
     /** @return {@code {"count": n}} */

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.billing;
 
+import io.github.jakartainbox.inbox.Printable;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.Utf8;
 import jakarta.json.Json;
@@ -65,16 +66,21 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
                 throw new UnprocessableEventException("orders.confirmed value is not a JSON object");
             }
             object = parser.getObject();
+            if (parser.hasNext()) {
+                throw new UnprocessableEventException("orders.confirmed value is not valid JSON: more follows the "
+                        + "JSON object (" + parser.getLocation() + ")");
+            }
         } catch (UnprocessableEventException e) {
             throw e;
         } catch (RuntimeException e) {
             // JsonException, or the parser's own limits (nesting depth) as a plain RuntimeException
-            throw new UnprocessableEventException("orders.confirmed value is not valid JSON: " + e.getMessage(), e);
+            throw new UnprocessableEventException("orders.confirmed value is not valid JSON: "
+                    + Printable.of(e.getMessage(), 200), e);
         }
         String orderId = text(object, "order_id");
         String email = text(object, "customer_email");
         if (!email.contains("@")) {
-            throw new UnprocessableEventException("customer_email '" + email + "' is not an e-mail address");
+            throw new UnprocessableEventException("customer_email '" + shortened(email) + "' is not an e-mail address");
         }
         String amountText = text(object, "amount");
         BigDecimal amount;
@@ -91,9 +97,15 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
         }
         String currency = text(object, "currency");
         try {
-            currency = Currency.getInstance(currency).getCurrencyCode();
+            Currency code = Currency.getInstance(currency);
+            if (code.getDefaultFractionDigits() < 0) {
+                // XXX (no currency), XAU (gold), XDR...: ISO 4217 codes that are no money to invoice in
+                throw new IllegalArgumentException("not a currency");
+            }
+            currency = code.getCurrencyCode();
         } catch (IllegalArgumentException e) {
-            throw new UnprocessableEventException("currency '" + currency + "' is not an ISO 4217 code");
+            throw new UnprocessableEventException("currency '" + shortened(currency) + "' is not an ISO 4217 "
+                    + "currency code");
         }
         return new OrderConfirmed(text(object, "event_id"), orderId, email, amount, currency);
     }
@@ -108,6 +120,6 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
     }
 
     private static String shortened(String text) {
-        return text.length() <= 60 ? text : text.substring(0, 60) + "... (" + text.length() + " characters)";
+        return Printable.of(text, 60);
     }
 }

@@ -19,7 +19,10 @@ class DeadLetterStore {
             + "VALUES (?, ?, ?, ?, ?, ?, now(), now()) "
             + "ON CONFLICT (consumer, event_id) WHERE event_id IS NOT NULL DO UPDATE SET "
             + "payload = EXCLUDED.payload, payload_bytes = EXCLUDED.payload_bytes, error = EXCLUDED.error, attempts = d.attempts + EXCLUDED.attempts, "
-            + "last_failed_at = now(), redriven_at = NULL, discarded_at = NULL, resolved_by = NULL";
+            + "last_failed_at = now(), redriven_at = NULL, "
+            // a discarded event stays discarded when it fails again (re-delivered, or re-driven for another
+            // consumer): the operator decided it needs no processing; a re-driven one that fails is open again
+            + "resolved_by = CASE WHEN d.discarded_at IS NULL THEN NULL ELSE d.resolved_by END";
 
     private static final int MAX_ERROR_CHARS = 4000;
 
@@ -36,7 +39,7 @@ class DeadLetterStore {
      * @throws SQLException when the insert fails
      */
     void record(String consumer, String eventId, String payload, byte[] bytes, String error, int attempts) throws SQLException {
-        try (Connection connection = database.dataSource().getConnection();
+        try (Connection connection = database.connection();
              PreparedStatement insert = connection.prepareStatement(RECORD_SQL)) {
             insert.setString(1, consumer);
             if (eventId == null) {

@@ -40,23 +40,24 @@ record Delivery(Object payload, Message<?> message, int messageIndex) {
     }
 
     /**
-     * @return the payload for the dead-letter table as text (NUL characters replaced), {@code null} when it is
-     *         bytes that are not valid UTF-8 (see {@link #payloadBytes()})
+     * @return the payload for the dead-letter table as text, {@code null} when it cannot be kept as text byte for
+     *         byte (bytes that are not valid UTF-8, or text holding U+0000, which PostgreSQL text cannot store;
+     *         see {@link #payloadBytes()})
      */
     String payloadText() {
         if (payload == null) {
             return null;
         }
-        if (payload instanceof byte[] bytes) {
-            String text = Utf8.decode(bytes);
-            return text == null ? null : Failures.storable(text);
-        }
-        return Failures.storable(String.valueOf(payload));
+        String text = payload instanceof byte[] bytes ? Utf8.decode(bytes) : String.valueOf(payload);
+        return text == null || text.indexOf('\0') >= 0 ? null : text;
     }
 
-    /** @return the payload's bytes when they are not valid UTF-8 text, to keep them as they arrived; else {@code null} */
+    /** @return the payload's bytes when {@link #payloadText()} cannot hold it, else {@code null} */
     byte[] payloadBytes() {
-        return payload instanceof byte[] bytes && Utf8.decode(bytes) == null ? bytes : null;
+        if (payload == null || payloadText() != null) {
+            return null;
+        }
+        return payload instanceof byte[] bytes ? bytes : String.valueOf(payload).getBytes(StandardCharsets.UTF_8);
     }
 
     /**

@@ -61,11 +61,11 @@ public final class EventIds {
         if (length > maxLength) {
             throw new InvalidEventIdException("Event id in " + where + " is " + length + " characters long; at "
                     + "most " + maxLength + " are accepted (inbox.event-id.max-length). Starts with: "
-                    + raw.substring(0, Math.min(raw.length(), 40)));
+                    + Printable.of(raw, 40));
         }
         if (isSpace(raw.codePointAt(0)) || isSpace(raw.codePointBefore(raw.length()))) {
             throw new InvalidEventIdException("Event id in " + where + " has leading or trailing whitespace: '"
-                    + raw + "'. Ids are not trimmed, so that two different ids never collapse into one.");
+                    + Printable.of(raw, 80) + "'. Ids are not trimmed, so that two different ids never collapse into one.");
         }
         if (raw.codePoints().anyMatch(c -> Character.isISOControl(c) || Character.getType(c) == Character.FORMAT)) {
             throw new InvalidEventIdException("Event id in " + where + " contains control or invisible format "

@@ -148,7 +148,8 @@ public class IdempotentInterceptor {
             throws Exception {
         statistics.duplicateSkipped(consumer.name());
         if (claim == InboxClaim.Result.DUPLICATE) {
-            InboxLog.log(Level.INFO, "INBOX0101I", consumer.name(), eventId);
+            // a replay is normal: counted (duplicatesSkipped), logged only at FINE, so a rewind cannot flood the log
+            InboxLog.log(Level.FINE, "INBOX0101I", consumer.name(), eventId);
             return;
         }
         InboxLog.log(Level.SEVERE, "INBOX0102E", consumer.name(), eventId);

@@ -81,13 +81,15 @@ class InboxClaim {
             throw new IllegalStateException("The inbox claim needs an active JTA transaction, so that the inbox row "
                     + "commits or rolls back together with the business change.");
         }
-        try (Connection connection = database.dataSource().getConnection()) {
+        try (Connection connection = database.connection()) {
             if (insert(connection, consumer, eventId, fingerprint, month)) {
                 return Result.NEW;
             }
+            if (fingerprint == null) {
+                return Result.DUPLICATE; // nothing to compare: no second statement
+            }
             byte[] stored = storedFingerprint(connection, consumer, eventId, month);
-            return fingerprint == null || stored == null || Arrays.equals(stored, fingerprint)
-                    ? Result.DUPLICATE : Result.CONFLICTING_PAYLOAD;
+            return stored == null || Arrays.equals(stored, fingerprint) ? Result.DUPLICATE : Result.CONFLICTING_PAYLOAD;
         } catch (SQLException e) {
             if (month != null && "23514".equals(e.getSQLState())) {
                 throw new UnprocessableEventException("No inbox partition holds event month " + month + ": the "

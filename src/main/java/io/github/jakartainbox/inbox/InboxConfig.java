@@ -5,6 +5,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * Every MicroProfile Config key of the inbox, with its default, in one place. Liberty {@code <variable>}s in
@@ -123,6 +124,17 @@ public final class InboxConfig {
      */
     public static boolean isValidConsumerName(String name) {
         return name != null && CONSUMER_NAME.matcher(name).matches();
+    }
+
+    /**
+     * @param annotated a consumer name as written in {@link Idempotent#consumer()}
+     * @return the name the inbox stores for it: {@code inbox.consumer.<annotated>.name} when set, else
+     *         {@code annotated}
+     */
+    public static String consumerName(String annotated) {
+        return ConfigProvider.getConfig()
+                .getOptionalValue("inbox.consumer." + annotated + "." + NAME, String.class)
+                .map(String::trim).filter(v -> !v.isEmpty()).orElse(annotated);
     }
 
     static String perConsumer(Config config, String consumer, String key, String defaultValue) {

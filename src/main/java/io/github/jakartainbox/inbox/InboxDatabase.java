@@ -48,6 +48,20 @@ class InboxDatabase {
         return ready != null ? ready : prepare();
     }
 
+    /**
+     * @return a connection of the inbox datasource (enlisted in the caller's JTA transaction, if any)
+     * @throws DatabaseUnavailableException when none can be had, whatever PostgreSQL's reason (down, not accepting
+     *                                      connections, too many clients, authentication): never the event's fault
+     */
+    Connection connection() throws DatabaseUnavailableException {
+        DataSource source = dataSource();
+        try {
+            return source.getConnection();
+        } catch (SQLException e) {
+            throw new DatabaseUnavailableException(e);
+        }
+    }
+
     /** @return whether the inbox is partitioned by month ({@value InboxConfig#PARTITIONING}=monthly) */
     boolean partitioned() {
         dataSource();

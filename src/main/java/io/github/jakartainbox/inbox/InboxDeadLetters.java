@@ -72,7 +72,7 @@ public class InboxDeadLetters {
         String sql = "SELECT " + COLUMNS + " FROM inbox_dead_letter WHERE (?::text IS NULL OR consumer = ?) "
                 + (openOnly ? "AND redriven_at IS NULL AND discarded_at IS NULL " : "")
                 + "ORDER BY last_failed_at DESC, id DESC LIMIT ?";
-        try (Connection connection = database.dataSource().getConnection();
+        try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement(sql)) {
             query.setString(1, consumer);
             query.setString(2, consumer);
@@ -93,7 +93,7 @@ public class InboxDeadLetters {
      * @throws SQLException when the database cannot be read
      */
     public Optional<DeadLetter> find(long id) throws SQLException {
-        try (Connection connection = database.dataSource().getConnection();
+        try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement("SELECT " + COLUMNS
                      + " FROM inbox_dead_letter WHERE id = ?")) {
             query.setLong(1, id);
@@ -110,7 +110,7 @@ public class InboxDeadLetters {
      * @throws SQLException when the database cannot be read
      */
     public Optional<byte[]> payload(long id) throws SQLException {
-        try (Connection connection = database.dataSource().getConnection();
+        try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement(
                      "SELECT coalesce(convert_to(payload, 'UTF8'), payload_bytes) FROM inbox_dead_letter WHERE id = ?")) {
             query.setLong(1, id);
@@ -121,16 +121,26 @@ public class InboxDeadLetters {
     }
 
     /**
-     * Records that the event was sent again: it no longer counts as open. Call it after the send succeeded; if
-     * the new delivery fails too, it is dead-lettered again (the same row for the same event id).
+     * Records that the event was sent again: it no longer counts as open. Call it after the send succeeded, with
+     * the {@code lastFailedAt} read before the send: if the sent event failed again meanwhile (the row was
+     * updated), the row stays open and this returns {@code false}.
      *
-     * @param id       the dead letter's id
-     * @param operator who did it (the caller's principal), stored in {@code resolved_by}
-     * @return {@code false} when there is no open dead letter with that id
+     * @param id           the dead letter's id
+     * @param operator     who did it (the caller's principal), stored in {@code resolved_by}
+     * @param lastFailedAt the row's {@link DeadLetter#lastFailedAt()} as read before sending
+     * @return {@code false} when there is no open dead letter with that id and that last failure
      * @throws SQLException when the database cannot be written
      */
-    public boolean markRedriven(long id, String operator) throws SQLException {
-        return resolve(id, operator, "redriven_at");
+    public boolean markRedriven(long id, String operator, OffsetDateTime lastFailedAt) throws SQLException {
+        try (Connection connection = database.connection();
+             PreparedStatement update = connection.prepareStatement("UPDATE inbox_dead_letter SET redriven_at = now(), "
+                     + "resolved_by = ? WHERE id = ? AND redriven_at IS NULL AND discarded_at IS NULL "
+                     + "AND last_failed_at = ?")) {
+            update.setString(1, operator);
+            update.setLong(2, id);
+            update.setObject(3, lastFailedAt);
+            return update.executeUpdate() == 1;
+        }
     }
 
     /**
@@ -142,14 +152,9 @@ public class InboxDeadLetters {
      * @throws SQLException when the database cannot be written
      */
     public boolean discard(long id, String operator) throws SQLException {
-        return resolve(id, operator, "discarded_at");
-    }
-
-    /** @param column one of two constants above, never input */
-    private boolean resolve(long id, String operator, String column) throws SQLException {
-        try (Connection connection = database.dataSource().getConnection();
-             PreparedStatement update = connection.prepareStatement("UPDATE inbox_dead_letter SET " + column
-                     + " = now(), resolved_by = ? WHERE id = ? AND redriven_at IS NULL AND discarded_at IS NULL")) {
+        try (Connection connection = database.connection();
+             PreparedStatement update = connection.prepareStatement("UPDATE inbox_dead_letter SET discarded_at = now(), "
+                     + "resolved_by = ? WHERE id = ? AND redriven_at IS NULL AND discarded_at IS NULL")) {
             update.setString(1, operator);
             update.setLong(2, id);
             return update.executeUpdate() == 1;

@@ -22,7 +22,7 @@ final class InboxLog {
             Map.entry("INBOX0006W", "Configuration names consumer ''{0}'' (key {1}), but no @Idempotent method uses that consumer name; the key has no effect. Check its spelling."),
             Map.entry("INBOX0101I", "Skipped duplicate event {1} for consumer {0}: it was already processed; the message is acknowledged."),
             Map.entry("INBOX0102E", "Consumer {0}: event {1} arrived again with a different payload than the one processed; it is skipped and dead-lettered with the details."),
-            Map.entry("INBOX0201W", "Consumer {0}, event {1}: attempt {2} of {3} failed and was rolled back; retrying in {4} ms. Cause: {5}"),
+            Map.entry("INBOX0201W", "Consumer {0}, event {1}: attempt {2} of {3} failed (rolled back, or a commit of unknown outcome: the inbox row makes the retry safe either way); retrying in {4} ms. Cause: {5}"),
             Map.entry("INBOX0202E", "Consumer {0}, event {1}: dead-lettered after {2} attempt(s); the message is acknowledged and the channel goes on. Re-drive it from table inbox_dead_letter. Reason: {3}"),
             Map.entry("INBOX0203E", "Consumer {0}, event {1}: could not record the dead letter ({2}); the message is kept unacknowledged and recording is retried in {3} ms."),
             Map.entry("INBOX0301W", "Consumer {0}: inbox retention {1} is not longer than the topic retention {2}. A replay of records older than the inbox retention would apply their effects again. Raise inbox.consumer.{0}.retention (or inbox.retention)."),

@@ -5,10 +5,12 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.logging.Level;
 import org.eclipse.microprofile.config.Config;
@@ -58,6 +60,17 @@ public class InboxPurge {
     @Inject
     InboxTransactions transactions;
 
+    /** A failed run whose failure could not be written to {@code inbox_purge_state} (the database was away). */
+    record Failure(OffsetDateTime at, String error) {
+    }
+
+    private volatile Failure unrecordedFailure;
+
+    /** @return this server's last failed run that the state table does not show, if it is the latest news */
+    Optional<Failure> unrecordedFailure() {
+        return Optional.ofNullable(unrecordedFailure);
+    }
+
     /**
      * Runs one purge.
      *
@@ -81,6 +94,7 @@ public class InboxPurge {
             }
         } catch (Exception e) {
             InboxLog.log(Level.SEVERE, "INBOX0302E", Failures.describe(e));
+            unrecordedFailure = new Failure(OffsetDateTime.now(), Failures.describe(e));
             return new PurgeResult(false, 0, 0, List.of(), 0, List.of(), elapsed(started), Failures.describe(e));
         }
         Run run = new Run();
@@ -109,8 +123,10 @@ public class InboxPurge {
                 PurgeStatements.release(c, owner, total, batches, outcome);
                 return null;
             });
+            unrecordedFailure = null;
         } catch (Exception e) {
             error = error == null ? Failures.describe(e) : error;
+            unrecordedFailure = new Failure(OffsetDateTime.now(), error);
         }
         PurgeResult result = new PurgeResult(true, run.deleted, run.batches, List.copyOf(run.dropped),
                 run.droppedRows, List.copyOf(run.created), elapsed(started), error);

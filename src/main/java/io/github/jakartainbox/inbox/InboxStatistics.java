@@ -62,6 +62,8 @@ public class InboxStatistics {
 
     @Inject
     InboxDatabase database;
+    @Inject
+    InboxPurge purge;
 
     void duplicateSkipped(String consumer) {
         duplicates.computeIfAbsent(consumer, c -> new LongAdder()).increment();
@@ -80,7 +82,7 @@ public class InboxStatistics {
      */
     public List<ConsumerFigures> figures() throws SQLException {
         Map<String, long[]> rows = new TreeMap<>();
-        try (Connection connection = database.dataSource().getConnection()) {
+        try (Connection connection = database.connection()) {
             count(connection, "SELECT consumer, count(*) FROM inbox GROUP BY consumer", rows, 0);
             count(connection, "SELECT consumer, count(*) FROM inbox_dead_letter WHERE redriven_at IS NULL "
                     + "AND discarded_at IS NULL "
@@ -101,7 +103,7 @@ public class InboxStatistics {
     public Optional<PurgeStatus> purgeStatus() {
         Duration overdueAfter = InboxConfig.globalDuration(ConfigProvider.getConfig(), InboxConfig.PURGE_OVERDUE_AFTER,
                 InboxConfig.PURGE_OVERDUE_AFTER_DEFAULT);
-        try (Connection connection = database.dataSource().getConnection();
+        try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement("SELECT last_started_at, last_finished_at, "
                      + "last_deleted, total_deleted, last_error, last_error_at, now(), total_batches FROM inbox_purge_state");
              ResultSet rs = query.executeQuery()) {
@@ -115,8 +117,18 @@ public class InboxStatistics {
             OffsetDateTime lastGood = finished != null ? finished : started; // never succeeded: count from the first try
             boolean overdue = error != null
                     || lastGood != null && Duration.between(lastGood, now).compareTo(overdueAfter) > 0;
+            OffsetDateTime recordedErrorAt = rs.getObject(6, OffsetDateTime.class);
+            OffsetDateTime errorAt = recordedErrorAt;
+            Optional<InboxPurge.Failure> unrecorded = purge.unrecordedFailure().filter(f ->
+                    (finished == null || f.at().isAfter(finished)) && (recordedErrorAt == null || f.at().isAfter(recordedErrorAt)));
+            if (unrecorded.isPresent()) {
+                // this server's last run failed while the database could not record it: that is the latest news
+                error = unrecorded.get().error();
+                errorAt = unrecorded.get().at();
+                overdue = true;
+            }
             return Optional.of(new PurgeStatus(started, finished, rs.getLong(3),
-                    rs.getLong(4), rs.getLong(8), error, rs.getObject(6, OffsetDateTime.class), overdue, overdueAfter));
+                    rs.getLong(4), rs.getLong(8), error, errorAt, overdue, overdueAfter));
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot read inbox_purge_state: " + e.getMessage(), e);
         }

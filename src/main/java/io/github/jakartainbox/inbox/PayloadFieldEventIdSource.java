@@ -59,13 +59,18 @@ final class PayloadFieldEventIdSource implements EventIdSource {
             if (parser.next() != JsonParser.Event.START_OBJECT) {
                 throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not a JSON object.");
             }
-            return parser.getObject();
+            JsonObject object = parser.getObject();
+            if (parser.hasNext()) {
+                throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not valid JSON (more "
+                        + "follows the JSON object, " + parser.getLocation() + ").");
+            }
+            return object;
         } catch (InvalidEventIdException e) {
             throw e;
         } catch (RuntimeException e) {
             // JsonException, or the parser's own limits (nesting depth) as a plain RuntimeException
             throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not valid JSON ("
-                    + e.getMessage() + ").");
+                    + Printable.of(e.getMessage(), 200) + ").");
         }
     }
 

@@ -25,8 +25,15 @@ class OrderConfirmedTest {
         assertMessage("field 'amount' must be a non-empty JSON string", base + "\"amount\":12.5,\"currency\":\"EUR\"}");
         assertMessage("must be positive", base + "\"amount\":\"-1\",\"currency\":\"EUR\"}");
         assertMessage("must be positive", base + "\"amount\":\"1.001\",\"currency\":\"EUR\"}");
-        assertMessage("not an ISO 4217 code", base + "\"amount\":\"1.00\",\"currency\":\"XYZ1\"}");
+        assertMessage("not an ISO 4217 currency code", base + "\"amount\":\"1.00\",\"currency\":\"XYZ1\"}");
         assertMessage("not valid JSON", "{\"event_id\":");
+        assertMessage("not an ISO 4217 currency code", base + "\"amount\":\"1.00\",\"currency\":\"XXX\"}");
+        String valid = base + "\"amount\":\"1.00\",\"currency\":\"EUR\"}";
+        assertMessage("not valid JSON", valid + " }}} this is not json");
+        assertMessage("not valid JSON", valid + "{\"event_id\":\"other\"}");
+        assertMessage("not valid JSON", valid + "\u0000");
+        assertMessage("customer_email 'x\\u000A[ERROR] forged' is not", base.replace("a@example.com", "x\\n[ERROR] forged")
+                + "\"amount\":\"1.00\",\"currency\":\"EUR\"}");
         assertMessage("not a JSON object", "[1]");
         assertMessage("value is empty", "");
         assertMessage("must be positive, with at most 10 integer digits", base + "\"amount\":\"1e999999999\",\"currency\":\"EUR\"}");

@@ -1,6 +1,7 @@
 package io.github.jakartainbox.inbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -76,5 +77,13 @@ class EventIdsTest {
         // 128 emoji are 256 UTF-16 units but 128 characters
         String emoji = "\uD83D\uDE00".repeat(128);
         assertEquals(emoji, normalize(emoji));
+    }
+
+    @Test
+    void rejectedIdsAreQuotedWithoutTheirLineBreaks() {
+        InvalidEventIdException e = assertThrows(InvalidEventIdException.class,
+                () -> EventIds.normalize("zz\n[ERROR   ] INBOX0101I: forged line\n", 128, "field"));
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        assertTrue(e.getMessage().contains("zz\\u000A[ERROR   ]"), e.getMessage());
     }
 }

@@ -47,6 +47,23 @@ class PayloadFieldEventIdSourceTest {
     }
 
     @Test
+    void anythingAfterTheObjectMakesThePayloadInvalid() {
+        for (String trailing : new String[] {" }}} not json", "{\"event_id\":\"other\"}", "\u0000", "[]"}) {
+            InvalidEventIdException e = assertThrows(InvalidEventIdException.class,
+                    () -> source.rawEventId(payload("{\"event_id\":\"e-1\"}" + trailing)), trailing);
+            assertTrue(e.getMessage().contains("not valid JSON"), e.getMessage());
+        }
+        assertEquals("e-1", source.rawEventId(payload("{\"event_id\":\"e-1\"} \n")), "trailing whitespace is JSON");
+    }
+
+    @Test
+    void nonUtf8BytesAreRejectedNotReplaced() {
+        byte[] latin1 = "{\"event_id\":\"j\u00f6rg\"}".getBytes(StandardCharsets.ISO_8859_1);
+        InvalidEventIdException e = assertThrows(InvalidEventIdException.class, () -> source.rawEventId(payload(latin1)));
+        assertTrue(e.getMessage().contains("not valid UTF-8"), e.getMessage());
+    }
+
+    @Test
     void jsonNestedBeyondTheParsersLimitIsAnInvalidIdNotACrash() {
         String deep = "{\"event_id\":\"x\",\"a\":" + "[".repeat(5000) + "]".repeat(5000) + "}";
         assertThrows(InvalidEventIdException.class, () -> source.rawEventId(payload(deep)));

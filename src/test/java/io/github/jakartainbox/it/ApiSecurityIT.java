@@ -26,8 +26,7 @@ class ApiSecurityIT {
 
     private static final String API = "http://localhost:9080/billing/api";
     private static final Duration WAIT = Duration.ofSeconds(90);
-    private static final List<String> READS = List.of("/invoices/count", "/invoices?limit=1", "/inbox", "/inbox/purge",
-            "/dead-letters");
+    private static final List<String> READS = List.of("/invoices/count", "/invoices?limit=1", "/inbox", "/inbox/purge");
 
     private final Db db = Db.overJdbc(System.getenv().getOrDefault("DB_NAME", "billing"));
 
@@ -44,7 +43,7 @@ class ApiSecurityIT {
 
     @Test
     void withoutALoginEveryCallIsRefusedWith401() throws Exception {
-        for (String path : READS) {
+        for (String path : List.of("/invoices/count", "/inbox", "/dead-letters")) {
             HttpResponse<String> response = Api.call("GET", API + path, null);
             assertEquals(401, response.statusCode(), path);
             assertTrue(response.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Basic"), path);
@@ -58,10 +57,17 @@ class ApiSecurityIT {
     }
 
     @Test
-    void aReaderMayReadButNotChangeDeadLetters() throws Exception {
+    void aReaderMayReadButNeitherSeeNorChangeDeadLetters() throws Exception {
         for (String path : READS) {
             assertEquals(200, Api.call("GET", API + path, Api.READER).statusCode(), path);
+            assertEquals(200, Api.call("GET", API + path, Api.OPERATOR).statusCode(), path);
         }
+        assertEquals(403, Api.call("GET", API + "/dead-letters", Api.READER).statusCode(),
+                "dead-letter reasons quote payload data: operators only");
+        assertEquals(200, Api.call("GET", API + "/dead-letters?limit=5", Api.OPERATOR).statusCode());
+        HttpResponse<String> badLimit = Api.call("GET", API + "/invoices?limit=abc", Api.READER);
+        assertEquals(400, badLimit.statusCode());
+        assertTrue(badLimit.body().contains("limit must be a number from 1 to 1000"), badLimit.body());
         long id = deadLetter("billing", UUID.randomUUID().toString(), "{}");
         assertEquals(403, Api.call("DELETE", API + "/dead-letters/" + id, Api.READER).statusCode());
         assertEquals(403, Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.READER).statusCode());
@@ -95,9 +101,34 @@ class ApiSecurityIT {
         assertEquals(409, Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR).statusCode(),
                 "a re-driven dead letter is no longer open");
 
+        long noId = deadLetter("billing", null, "{\"order_id\":\"no-id\"}");
+        HttpResponse<String> noIdRefused = Api.call("POST", API + "/dead-letters/" + noId + "/redrive", Api.OPERATOR);
+        assertEquals(409, noIdRefused.statusCode());
+        assertTrue(noIdRefused.body().contains("no usable event id"), noIdRefused.body());
+
         long foreign = deadLetter("shipping", UUID.randomUUID().toString(), "{}");
         HttpResponse<String> refused = Api.call("POST", API + "/dead-letters/" + foreign + "/redrive", Api.OPERATOR);
         assertEquals(409, refused.statusCode());
         assertTrue(refused.body().contains("consumer shipping, which this service does not run"), refused.body());
+    }
+
+    @Test
+    void aDiscardedEventStaysDiscardedWhenItFailsAgainAndAReDrivenOneOpensAgain() throws Exception {
+        String eventId = UUID.randomUUID().toString();
+        String bad = SampleEvents.event(eventId, "still-bad-" + eventId, "5.00", "XYZ").json(); // not a currency
+        long billing = deadLetter("billing", eventId, bad);
+        long analytics = deadLetter("analytics", eventId, bad);
+        assertEquals(200, Api.call("DELETE", API + "/dead-letters/" + analytics, Api.OPERATOR).statusCode());
+        // the re-drive reaches both consumer groups; both fail again. Whether the failure lands before or after
+        // the re-drive marks its row, the billing row ends open: 200 or 409 ("the row changed meanwhile")
+        int status = Api.call("POST", API + "/dead-letters/" + billing + "/redrive", Api.OPERATOR).statusCode();
+        assertTrue(status == 200 || status == 409, "status " + status);
+        assertEquals(4, db.await(WAIT, n -> n == 4, "SELECT attempts FROM inbox_dead_letter WHERE id = ?", billing),
+                "billing failed again (3 simulated attempts + 1)");
+        assertEquals(4, db.await(WAIT, n -> n == 4, "SELECT attempts FROM inbox_dead_letter WHERE id = ?", analytics));
+        assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE id = ? AND redriven_at IS NULL "
+                + "AND discarded_at IS NULL", billing), "the re-driven event that failed again is open again");
+        assertEquals("operator", db.text("SELECT resolved_by FROM inbox_dead_letter WHERE id = ? AND discarded_at IS NOT NULL",
+                analytics), "the discarded one stays discarded");
     }
 }

@@ -117,6 +117,8 @@ class BadInputIT {
         try (KafkaProducer<String, byte[]> producer = producer()) {
             producer.send(new ProducerRecord<>(TOPIC, run, utf8("{\"event_id\":\"" + malformed + "\",\"order_id\":\""
                     + run + "-malformed\",\"amount\":")));
+            producer.send(new ProducerRecord<>(TOPIC, run, utf8(order(UUID.randomUUID().toString(), run + "-trailing",
+                    "\"1.00\"", "EUR") + " }}} not json")));
             producer.send(new ProducerRecord<>(TOPIC, run, utf8(order(amountType, run + "-amount", "12.5", "EUR"))));
             producer.send(new ProducerRecord<>(TOPIC, run, utf8(order(currency, run + "-currency", "\"1.00\"", "XYZ"))));
             producer.send(new ProducerRecord<>(TOPIC, run, new byte[0]));
@@ -140,7 +142,7 @@ class BadInputIT {
         for (String consumer : List.of("billing", "analytics")) {
             assertTrue(error(consumer, amountType).contains("field 'amount' must be a non-empty JSON string, got 12.5"),
                     error(consumer, amountType));
-            assertTrue(error(consumer, currency).contains("currency 'XYZ' is not an ISO 4217 code"), error(consumer, currency));
+            assertTrue(error(consumer, currency).contains("currency 'XYZ' is not an ISO 4217 currency code"), error(consumer, currency));
             assertTrue(error(consumer, large).contains("is " + utf8(largeValue).length + " bytes, more than the 65536"),
                     error(consumer, large));
             assertEquals(utf8(largeValue).length, db.number("SELECT octet_length(payload) FROM inbox_dead_letter "
@@ -150,6 +152,9 @@ class BadInputIT {
         String malformedError = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'billing' AND payload LIKE ?",
                 "%" + malformed + "%");
         assertTrue(malformedError.contains("payload is not valid JSON"), malformedError);
+        String trailingError = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'billing' AND payload LIKE ?",
+                "%" + run + "-trailing%");
+        assertTrue(trailingError.contains("more follows the JSON object"), trailingError);
         String nonUtf8Row = "SELECT %s FROM inbox_dead_letter WHERE consumer = 'billing' AND payload_bytes = decode(?, 'hex')";
         String hex = HexFormat.of().formatHex(nonUtf8);
         assertTrue(db.text(nonUtf8Row.formatted("error"), hex).contains("not valid UTF-8"),
