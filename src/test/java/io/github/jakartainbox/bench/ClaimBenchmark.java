@@ -232,10 +232,14 @@ public final class ClaimBenchmark {
     /** Round trips for {@value #ROUND_TRIP_SAMPLE} claims on one thread, outside the timed runs. */
     private static long roundTrips(Contender contender, Mode mode, String[] duplicates) throws Exception {
         long before = RoundTrips.count();
-        for (int i = 0; i < ROUND_TRIP_SAMPLE; i++) {
-            boolean claimed = contender.claim(mode == Mode.NEW ? newId() : duplicates[i]);
-            if (claimed != (mode == Mode.NEW)) {
-                throw new IllegalStateException(contender.name() + ": claim returned " + claimed + " for " + mode);
+        int offset = 0;
+        for (int i = 0; i < ROUND_TRIP_SAMPLE; i += contender.batch()) {
+            String[] ids = ids(contender.batch(), mode, duplicates, offset);
+            offset += ids.length;
+            int claimed = contender.claimAll(ids);
+            if (claimed != (mode == Mode.NEW ? ids.length : 0)) {
+                throw new IllegalStateException(contender.name() + ": " + claimed + " of " + ids.length
+                        + " claimed for " + mode);
             }
         }
         return RoundTrips.count() - before;
@@ -292,14 +296,15 @@ public final class ClaimBenchmark {
                     go.await();
                     long end = window[1];
                     long n = 0;
-                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    ThreadLocalRandom random = ThreadLocalRandom.current(); // this thread's
                     boolean fresh = config.mode() == Mode.NEW;
                     while (System.nanoTime() < end) {
-                        String id = fresh ? newId() : duplicates[random.nextInt(duplicates.length)];
-                        if (contender.claim(id) != fresh) {
-                            throw new IllegalStateException(contender.name() + ": wrong claim result for " + id);
+                        String[] ids = ids(contender.batch(), config.mode(), duplicates,
+                                random.nextInt(duplicates.length));
+                        if (contender.claimAll(ids) != (fresh ? ids.length : 0)) {
+                            throw new IllegalStateException(contender.name() + ": wrong claim result");
                         }
-                        n++;
+                        n += ids.length;
                     }
                     done.addAndGet(n);
                 } catch (Throwable e) {
@@ -321,6 +326,15 @@ public final class ClaimBenchmark {
             throw new IllegalStateException(contender.name() + " failed", failure.get());
         }
         return done.get() / (elapsed / 1e9);
+    }
+
+    /** {@code count} new ids, or {@code count} distinct seeded ids from {@code offset} on. */
+    private static String[] ids(int count, Mode mode, String[] duplicates, int offset) {
+        String[] ids = new String[count];
+        for (int i = 0; i < count; i++) {
+            ids[i] = mode == Mode.NEW ? newId() : duplicates[(offset + i) % duplicates.length];
+        }
+        return ids;
     }
 
     /** A random (version 4) UUID, without the shared SecureRandom of UUID.randomUUID(). */

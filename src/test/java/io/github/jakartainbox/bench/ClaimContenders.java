@@ -35,6 +35,20 @@ final class ClaimContenders {
 
         /** SQL that stores {@code ids} as already processed, for the duplicate runs (a {@code ?} array). */
         String seedSql();
+
+        /** Event ids claimed per transaction. */
+        default int batch() {
+            return 1;
+        }
+
+        /** @return how many of the ids were new (a contender with {@link #batch()} > 1 overrides this) */
+        default int claimAll(String[] eventIds) throws Exception {
+            int claimed = 0;
+            for (String id : eventIds) {
+                claimed += claim(id) ? 1 : 0;
+            }
+            return claimed;
+        }
     }
 
     /** Creates each contender's table (its own standard DDL) and returns the contenders. */
@@ -59,7 +73,9 @@ final class ClaimContenders {
                 new InboxSpringTx(pool, springTx, fingerprint, hex),
                 new Camel(camel),
                 new SpringIntegration(spring, springTx),
-                new Floor(pool));
+                new Floor(pool),
+                new InboxBatch(pool, fingerprint, hex, 50),
+                new InboxBatch(pool, fingerprint, hex, 100));
     }
 
     /** This project's claim, in a plain JDBC transaction (autocommit off, commit). */
@@ -160,6 +176,79 @@ final class ClaimContenders {
         public String seedSql() {
             return "INSERT INTO int_metadata_store (metadata_key, metadata_value, region) SELECT id, '0', '"
                     + CONSUMER + "' FROM unnest(?::text[]) id";
+        }
+    }
+
+    /**
+     * Not the library's code: a claim of many events in one transaction, one multi-row {@code INSERT ... ON CONFLICT
+     * DO NOTHING RETURNING event_id} on the inbox table, then, only when some ids were not inserted, one SELECT of
+     * their stored fingerprints (what the per-event claim does for a duplicate). For issue 5's question whether
+     * batching would pay; Liberty's connector delivers one message at a time (docs/benchmarks.md).
+     */
+    record InboxBatch(DataSource pool, byte[] fingerprint, String hex, int size) implements Contender {
+        static final String INSERT = "INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) "
+                + "SELECT ?, id, ?, now() FROM unnest(?::text[]) AS id "
+                + "ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id";
+        static final String FINGERPRINTS = "SELECT event_id, payload_sha256 FROM inbox WHERE consumer = ? "
+                + "AND event_id = ANY (?::text[])";
+
+        public String name() {
+            return "batch claim, " + size + " per transaction (not in the library)";
+        }
+
+        public String transaction() {
+            return "JDBC: setAutoCommit(false), multi-row INSERT ... RETURNING (+ SELECT for ids not inserted), commit()";
+        }
+
+        public int batch() {
+            return size;
+        }
+
+        public boolean claim(String eventId) throws SQLException {
+            return claimAll(new String[] {eventId}) == 1;
+        }
+
+        public int claimAll(String[] eventIds) throws SQLException {
+            try (Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    java.util.Set<String> inserted = new java.util.HashSet<>();
+                    try (PreparedStatement insert = c.prepareStatement(INSERT)) {
+                        insert.setString(1, CONSUMER);
+                        insert.setBytes(2, fingerprint);
+                        insert.setArray(3, c.createArrayOf("text", eventIds));
+                        try (java.sql.ResultSet rs = insert.executeQuery()) {
+                            while (rs.next()) {
+                                inserted.add(rs.getString(1));
+                            }
+                        }
+                    }
+                    if (inserted.size() < eventIds.length) {
+                        String[] rest = java.util.Arrays.stream(eventIds).filter(id -> !inserted.contains(id))
+                                .toArray(String[]::new);
+                        try (PreparedStatement select = c.prepareStatement(FINGERPRINTS)) {
+                            select.setString(1, CONSUMER);
+                            select.setArray(2, c.createArrayOf("text", rest));
+                            try (java.sql.ResultSet rs = select.executeQuery()) {
+                                while (rs.next()) {
+                                    if (!java.util.Arrays.equals(rs.getBytes(2), fingerprint)) {
+                                        throw new IllegalStateException("conflicting payload for " + rs.getString(1));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    c.commit();
+                    return inserted.size();
+                } catch (SQLException | RuntimeException e) {
+                    c.rollback();
+                    throw e;
+                }
+            }
+        }
+
+        public String seedSql() {
+            return new InboxJdbc(pool, fingerprint, hex).seedSql();
         }
     }
 
