@@ -86,6 +86,7 @@ public final class EndToEndBenchmark {
         int latencyEvents = 500;
         int rate = 100;
         boolean doc = true;
+        boolean batchProbe = false;
         String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -95,11 +96,22 @@ public final class EndToEndBenchmark {
                 case "--rate" -> rate = Integer.parseInt(args[++i]);
                 case "--bootstrap" -> bootstrap = args[++i];
                 case "--no-doc" -> doc = false;
+                case "--batch-probe" -> batchProbe = true;
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --events N "
                         + "--rounds N --latency-events N --rate N --bootstrap host:port --no-doc");
             }
         }
         EndToEndBenchmark bench = new EndToEndBenchmark(bootstrap);
+        if (batchProbe) {
+            try {
+                bench.batchProbe();
+            } finally {
+                server("stop");
+                bench.producer.close();
+                bench.admin.close();
+            }
+            return;
+        }
         try {
             String tables = bench.run(events, rounds, latencyEvents, rate);
             System.out.println();
@@ -115,6 +127,35 @@ public final class EndToEndBenchmark {
         }
     }
 
+    /**
+     * Deploys {@link BatchProbeConsumer} on a channel with {@code batch=true}, sends 5 events, and prints what the
+     * server logged about that channel: whether liberty-kafka delivers batches at all.
+     */
+    private void batchProbe() throws Exception {
+        Variant inbox = new Variant("unused", run + ".inbox", run + "-inbox");
+        Variant plain = new Variant("unused", run + ".plain", run + "-plain");
+        Variant batch = new Variant("batch probe", run + ".batch", run + "-batch");
+        String idle = run + ".idle";
+        admin.createTopics(List.of(new NewTopic(inbox.topic(), 1, (short) 1), new NewTopic(plain.topic(), 1, (short) 1),
+                new NewTopic(batch.topic(), 1, (short) 1), new NewTopic(idle, 1, (short) 1))).all().get();
+        recreateDatabase();
+        writeServer(inbox, plain, idle, batch);
+        server("start");
+        awaitReady();
+        SampleEvents.send(producer, batch.topic(), SampleEvents.events(run + "-batch", 5));
+        Thread.sleep(15_000);
+        Path log = WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log");
+        System.out.println("messages.log lines about the batch channel or the probe:");
+        for (String line : Files.readAllLines(log)) {
+            if (line.contains("bench-batch") || line.contains("BENCHBATCH") || line.contains("BatchProbeConsumer")
+                    || line.contains("CWMRX")) {
+                System.out.println("  " + line);
+            }
+        }
+        System.out.println("committed offset of the batch channel's group: " + admin.listConsumerGroupOffsets(batch.group())
+                .partitionsToOffsetAndMetadata().get());
+    }
+
     private String run(int events, int rounds, int latencyEvents, int rate) throws Exception {
         String loadBefore = Load.averages();
         Variant inbox = new Variant("billing handler with @Idempotent", run + ".inbox", run + "-inbox");
@@ -124,7 +165,7 @@ public final class EndToEndBenchmark {
         admin.createTopics(List.of(new NewTopic(inbox.topic(), 1, (short) 1), new NewTopic(plain.topic(), 1, (short) 1),
                 new NewTopic(idle, 1, (short) 1))).all().get();
         recreateDatabase();
-        writeServer(inbox, plain, idle);
+        writeServer(inbox, plain, idle, null);
         server("start");
         awaitReady();
 
@@ -296,7 +337,7 @@ public final class EndToEndBenchmark {
         throw new IllegalStateException(variant.label() + ": offset " + target + " not committed within " + timeout);
     }
 
-    private void writeServer(Variant inbox, Variant plain, String idle) throws Exception {
+    private void writeServer(Variant inbox, Variant plain, String idle, Variant batch) throws Exception {
         Path dir = WLP.resolve("usr/servers/" + SERVER);
         Files.createDirectories(dir.resolve("dropins"));
         StringBuilder vars = new StringBuilder();
@@ -317,6 +358,17 @@ public final class EndToEndBenchmark {
         v.put(ch + "value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
         v.put(ch + "auto.offset.reset", "earliest");
         v.put(ch + "enable.auto.commit", "false");
+        if (batch != null) {
+            String b = "mp.messaging.incoming.bench-batch.";
+            v.put(b + "connector", "liberty-kafka");
+            v.put(b + "topic", batch.topic());
+            v.put(b + "group.id", batch.group());
+            v.put(b + "batch", "true");
+            v.put(b + "key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+            v.put(b + "value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+            v.put(b + "auto.offset.reset", "earliest");
+            v.put(b + "enable.auto.commit", "false");
+        }
         v.forEach((name, value) -> vars.append("  <variable name=\"").append(name).append("\" value=\"").append(value)
                 .append("\"/>\n"));
         Files.writeString(dir.resolve("server.xml"), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -330,6 +382,9 @@ public final class EndToEndBenchmark {
                 .importFrom(Path.of(System.getProperty("war.file", "target/billing.war")).toFile())
                 .as(WebArchive.class)
                 .addClass(PlainBillingConsumer.class);
+        if (batch != null) {
+            war.addClass(BatchProbeConsumer.class);
+        }
         war.as(ZipExporter.class).exportTo(dir.resolve("dropins/billing.war").toFile(), true);
     }
 
