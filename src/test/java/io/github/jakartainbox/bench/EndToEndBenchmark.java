@@ -77,7 +77,10 @@ public final class EndToEndBenchmark {
     }
 
     /** One way of consuming, on its own topic and consumer group. */
-    record Variant(String label, String topic, String group) {
+    record Variant(String label, String topic, String group, int partitions) {
+        Variant(String label, String topic, String group) {
+            this(label, topic, group, 1);
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -139,7 +142,7 @@ public final class EndToEndBenchmark {
         admin.createTopics(List.of(new NewTopic(inbox.topic(), 1, (short) 1), new NewTopic(plain.topic(), 1, (short) 1),
                 new NewTopic(batch.topic(), 1, (short) 1), new NewTopic(idle, 1, (short) 1))).all().get();
         recreateDatabase();
-        writeServer(inbox, plain, idle, batch);
+        writeServer(inbox, plain, idle, batch, null);
         server("start");
         awaitReady();
         SampleEvents.send(producer, batch.topic(), SampleEvents.events(run + "-batch", 5));
@@ -161,11 +164,13 @@ public final class EndToEndBenchmark {
         Variant inbox = new Variant("billing handler with @Idempotent", run + ".inbox", run + "-inbox");
         Variant plain = new Variant("same handler without the inbox (@Transactional)", run + ".plain",
                 run + "-plain");
+        Variant two = new Variant("billing handler with @Idempotent, two channels, topic of 2 partitions", run + ".two",
+                run + "-two", 2);
         String idle = run + ".idle";
         admin.createTopics(List.of(new NewTopic(inbox.topic(), 1, (short) 1), new NewTopic(plain.topic(), 1, (short) 1),
-                new NewTopic(idle, 1, (short) 1))).all().get();
+                new NewTopic(two.topic(), 2, (short) 1), new NewTopic(idle, 1, (short) 1))).all().get();
         recreateDatabase();
-        writeServer(inbox, plain, idle, null);
+        writeServer(inbox, plain, idle, null, two);
         server("start");
         awaitReady();
 
@@ -173,6 +178,7 @@ public final class EndToEndBenchmark {
         List<Event> warm = SampleEvents.events(run + "-warm-inbox", events);
         drain(inbox, warm);
         drain(plain, SampleEvents.events(run + "-warm-plain", events));
+        drain(two, SampleEvents.events(run + "-warm-two", events));
         drain(inbox, warm);
 
         Map<String, List<Double>> rates = new LinkedHashMap<>();
@@ -190,6 +196,8 @@ public final class EndToEndBenchmark {
                 rates.computeIfAbsent(inbox.label(), k -> new ArrayList<>()).add(drain(inbox, first));
             }
             rates.computeIfAbsent(replayLabel, k -> new ArrayList<>()).add(drain(inbox, first));
+            rates.computeIfAbsent(two.label(), k -> new ArrayList<>())
+                    .add(drain(two, SampleEvents.events(run + "-r" + r + "-two", events)));
             System.out.printf("round %d of %d: %s%n", r, rounds, rates);
         }
 
@@ -198,17 +206,17 @@ public final class EndToEndBenchmark {
         latency.put(plain.label(), latency(plain, latencyEvents, rate));
         String loadAfter = Load.averages();
         long invoices = count("SELECT count(*) FROM invoice");
-        long expected = (long) events * (rounds * 2 + 2) + latencyEvents * 2L;
-        return table(events, rounds, latencyEvents, rate, rates, latency, replayLabel, inbox, plain, invoices,
+        long expected = (long) events * (rounds * 3 + 3) + latencyEvents * 2L;
+        return table(events, rounds, latencyEvents, rate, rates, latency, replayLabel, inbox, plain, two, invoices,
                 expected, loadBefore, loadAfter);
     }
 
     private String table(int events, int rounds, int latencyEvents, int rate, Map<String, List<Double>> rates,
                          Map<String, double[]> latency, String replayLabel, Variant inbox, Variant plain,
-                         long invoices, long expected, String loadBefore, String loadAfter) throws Exception {
+                         Variant two, long invoices, long expected, String loadBefore, String loadAfter) throws Exception {
         StringBuilder out = new StringBuilder();
         out.append(String.format("Run %s on %s, PostgreSQL %s, Open Liberty %s (one server, datasource pool %s), "
-                        + "Kafka broker at %s (topic of 1 partition per variant). Load averages (1, 5, 15 min) before: %s; "
+                        + "Kafka broker at %s (topic of 1 partition per variant, 2 for the two-channel one). Load averages (1, 5, 15 min) before: %s; "
                         + "after: %s. Throughput: %d rounds of %,d events per variant after a warm-up round, variants "
                         + "alternating. Latency: %,d events per variant at %d a second.%n%n", Load.now(), Load.machine(),
                 pgVersion(), System.getProperty("liberty.runtime.version", "26.0.0.3"), "20", bootstrap, loadBefore,
@@ -223,9 +231,10 @@ public final class EndToEndBenchmark {
         double on = Spread.of(rates.get(inbox.label())).median();
         double off = Spread.of(rates.get(plain.label())).median();
         double replay = Spread.of(rates.get(replayLabel)).median();
+        double parallel = Spread.of(rates.get(two.label())).median();
         out.append(String.format("%nRatios of medians: with ÷ without the inbox, throughput **%.2f**; "
-                        + "replay ÷ first delivery (both with the inbox) **%.2f**; p50 latency with ÷ without %.2f, "
-                        + "p99 %.2f.%n", on / off, replay / on, latency.get(inbox.label())[0] / latency.get(plain.label())[0],
+                        + "replay ÷ first delivery (both with the inbox) **%.2f**; two channels ÷ one **%.2f**; "
+                        + "p50 latency with ÷ without %.2f, p99 %.2f.%n", on / off, replay / on, parallel / on, latency.get(inbox.label())[0] / latency.get(plain.label())[0],
                 latency.get(inbox.label())[1] / latency.get(plain.label())[1]));
         out.append(String.format("%nCheck: %,d invoices in the database for %,d first deliveries (replays made none: %s).%n",
                 invoices, expected, invoices == expected ? "yes" : "NO"));
@@ -289,13 +298,16 @@ public final class EndToEndBenchmark {
     }
 
     private void awaitCommitted(Variant variant, long target, Duration timeout) throws Exception {
-        TopicPartition partition = new TopicPartition(variant.topic(), 0);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(variant.group())
                     .partitionsToOffsetAndMetadata().get();
-            OffsetAndMetadata committed = offsets.get(partition);
-            if (committed != null && committed.offset() >= target) {
+            long committed = 0;
+            for (int p = 0; p < variant.partitions(); p++) {
+                OffsetAndMetadata o = offsets.get(new TopicPartition(variant.topic(), p));
+                committed += o == null ? 0 : o.offset();
+            }
+            if (committed >= target) {
                 return;
             }
             Thread.sleep(20);
@@ -303,7 +315,7 @@ public final class EndToEndBenchmark {
         throw new IllegalStateException(variant.label() + ": offset " + target + " not committed within " + timeout);
     }
 
-    private void writeServer(Variant inbox, Variant plain, String idle, Variant batch) throws Exception {
+    private void writeServer(Variant inbox, Variant plain, String idle, Variant batch, Variant two) throws Exception {
         Path dir = WLP.resolve("usr/servers/" + SERVER);
         Files.createDirectories(dir.resolve("dropins"));
         StringBuilder vars = new StringBuilder();
@@ -324,6 +336,16 @@ public final class EndToEndBenchmark {
         v.put(ch + "value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
         v.put(ch + "auto.offset.reset", "earliest");
         v.put(ch + "enable.auto.commit", "false");
+        for (String channel : two == null ? List.<String>of() : List.of("bench-two-a", "bench-two-b")) {
+            String t = "mp.messaging.incoming." + channel + ".";
+            v.put(t + "connector", "liberty-kafka");
+            v.put(t + "topic", two.topic());
+            v.put(t + "group.id", two.group());
+            v.put(t + "key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+            v.put(t + "value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+            v.put(t + "auto.offset.reset", "earliest");
+            v.put(t + "enable.auto.commit", "false");
+        }
         if (batch != null) {
             String b = "mp.messaging.incoming.bench-batch.";
             v.put(b + "connector", "liberty-kafka");
@@ -349,6 +371,9 @@ public final class EndToEndBenchmark {
                 .addClass(PlainBillingConsumer.class);
         if (batch != null) {
             war.addClass(BatchProbeConsumer.class);
+        }
+        if (two != null) {
+            war.addClass(TwoChannelBillingConsumer.class);
         }
         war.as(ZipExporter.class).exportTo(dir.resolve("dropins/billing.war").toFile(), true);
     }
