@@ -31,7 +31,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * of them alike. Prints the tables and writes them into docs/benchmarks.md.
  *
  * <pre>
- * bin/benchmark claims [--seconds 3] [--iterations 5] [--warmup 1] [--no-doc]
+ * bin/benchmark claims [--seconds 2] [--iterations 5] [--warmup 1] [--no-doc]
  * </pre>
  */
 public final class ClaimBenchmark {
@@ -68,7 +68,7 @@ public final class ClaimBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        int seconds = 3;
+        int seconds = 2;
         int iterations = 5;
         int warmup = 1;
         boolean doc = true;

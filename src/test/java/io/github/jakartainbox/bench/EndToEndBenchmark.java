@@ -52,7 +52,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * transaction, before the commit) minus the send time.
  *
  * <pre>
- * bin/benchmark e2e [--events 2000] [--rounds 3] [--latency-events 500] [--rate 100] [--no-doc]
+ * bin/benchmark e2e [--events 2000] [--rounds 3] [--latency-events 500] [--rate 50] [--no-doc]
  * </pre>
  */
 public final class EndToEndBenchmark {
@@ -87,7 +87,7 @@ public final class EndToEndBenchmark {
         int events = 2000;
         int rounds = 3;
         int latencyEvents = 500;
-        int rate = 100;
+        int rate = 50;
         boolean doc = true;
         boolean batchProbe = false;
         String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
