@@ -1,0 +1,355 @@
+package io.github.jakartainbox.bench;
+
+import io.github.jakartainbox.inbox.InboxClaimForBenchmarks;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import javax.sql.DataSource;
+import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.integration.jdbc.metadata.JdbcMetadataStore;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** The claims compared by {@link ClaimBenchmark}, each with its own table, on one shared connection pool. */
+final class ClaimContenders {
+
+    static final String CONSUMER = "billing";
+
+    private ClaimContenders() {
+    }
+
+    /** One way to claim an event id in a transaction of its own. */
+    interface Contender {
+        String name();
+
+        /** What runs per claim and what transaction it is in, for the doc. */
+        String transaction();
+
+        /** @return {@code true} when the id was new and is now claimed, {@code false} for a duplicate */
+        boolean claim(String eventId) throws Exception;
+
+        /** SQL that stores {@code ids} as already processed, for the duplicate runs (a {@code ?} array). */
+        String seedSql();
+
+        /** Event ids claimed per transaction. */
+        default int batch() {
+            return 1;
+        }
+
+        /** @return how many of the ids were new (a contender with {@link #batch()} > 1 overrides this) */
+        default int claimAll(String[] eventIds) throws Exception {
+            int claimed = 0;
+            for (String id : eventIds) {
+                claimed += claim(id) ? 1 : 0;
+            }
+            return claimed;
+        }
+    }
+
+    /** Creates each contender's table (its own standard DDL) and returns the contenders. */
+    static List<Contender> create(DataSource pool, byte[] fingerprint) throws Exception {
+        InboxClaimForBenchmarks.migrate(pool);
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE floor_claim (consumer text NOT NULL, event_id text NOT NULL, "
+                    + "PRIMARY KEY (consumer, event_id))");
+        }
+        new ResourceDatabasePopulator(new ClassPathResource("org/springframework/integration/jdbc/schema-postgresql.sql"))
+                .execute(pool);
+        JdbcMessageIdRepository camel = new JdbcMessageIdRepository(pool, CONSUMER);
+        camel.start(); // creates CAMEL_MESSAGEPROCESSED with its default DDL
+        JdbcMetadataStore spring = new JdbcMetadataStore(pool);
+        spring.setRegion(CONSUMER);
+        spring.afterPropertiesSet(); // detects PostgreSQL: putIfAbsent gets ON CONFLICT DO NOTHING
+        spring.start();
+        TransactionTemplate springTx = new TransactionTemplate(new DataSourceTransactionManager(pool));
+        String hex = java.util.HexFormat.of().formatHex(fingerprint);
+        return List.of(
+                new InboxJdbc(pool, fingerprint, hex),
+                new InboxSpringTx(pool, springTx, fingerprint, hex),
+                new Camel(camel),
+                new SpringIntegration(spring, springTx),
+                new Floor(pool),
+                new InboxOneStatement(pool, fingerprint, hex),
+                new InboxBatch(pool, fingerprint, hex, 50),
+                new InboxBatch(pool, fingerprint, hex, 100));
+    }
+
+    /** This project's claim, in a plain JDBC transaction (autocommit off, commit). */
+    record InboxJdbc(DataSource pool, byte[] fingerprint, String hex) implements Contender {
+        public String name() {
+            return "jakarta-inbox claim";
+        }
+
+        public String transaction() {
+            return "JDBC: setAutoCommit(false), claim, commit()";
+        }
+
+        public boolean claim(String eventId) throws SQLException {
+            try (Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    boolean claimed = InboxClaimForBenchmarks.claim(c, CONSUMER, eventId, fingerprint);
+                    c.commit();
+                    return claimed;
+                } catch (SQLException | RuntimeException e) {
+                    c.rollback();
+                    throw e;
+                }
+            }
+        }
+
+        public String seedSql() {
+            return "INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) SELECT '" + CONSUMER
+                    + "', id, '\\x" + hex + "'::bytea, now() FROM unnest(?::text[]) id";
+        }
+    }
+
+    /** This project's claim again, in the same Spring transaction template as the two peers. */
+    record InboxSpringTx(DataSource pool, TransactionTemplate tx, byte[] fingerprint, String hex)
+            implements Contender {
+        public String name() {
+            return "jakarta-inbox claim, Spring tx";
+        }
+
+        public String transaction() {
+            return "Spring TransactionTemplate + DataSourceTransactionManager";
+        }
+
+        public boolean claim(String eventId) {
+            return tx.execute(status -> {
+                try {
+                    return InboxClaimForBenchmarks.claim(DataSourceUtils.getConnection(pool), CONSUMER, eventId,
+                            fingerprint);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+        }
+
+        public String seedSql() {
+            return new InboxJdbc(pool, fingerprint, hex).seedSql();
+        }
+    }
+
+    /** Apache Camel's JDBC idempotent repository: {@code add} runs in its own TransactionTemplate. */
+    record Camel(JdbcMessageIdRepository repository) implements Contender {
+        public String name() {
+            return "Camel JdbcMessageIdRepository.add";
+        }
+
+        public String transaction() {
+            return "its own TransactionTemplate + DataSourceTransactionManager (PROPAGATION_REQUIRED)";
+        }
+
+        public boolean claim(String eventId) {
+            return repository.add(eventId);
+        }
+
+        public String seedSql() {
+            return "INSERT INTO camel_messageprocessed (processorname, messageid, createdat) SELECT '" + CONSUMER
+                    + "', id, now() FROM unnest(?::text[]) id";
+        }
+    }
+
+    /**
+     * Spring Integration's JDBC metadata store, as its idempotent receiver uses it ({@code MetadataStoreSelector}
+     * stores the time as the value). {@code putIfAbsent} is {@code @Transactional}; without a Spring context to
+     * proxy it, the same transaction comes from a TransactionTemplate.
+     */
+    record SpringIntegration(JdbcMetadataStore store, TransactionTemplate tx) implements Contender {
+        public String name() {
+            return "Spring Integration JdbcMetadataStore.putIfAbsent";
+        }
+
+        public String transaction() {
+            return "Spring TransactionTemplate + DataSourceTransactionManager (what its @Transactional does)";
+        }
+
+        public boolean claim(String eventId) {
+            return tx.execute(status -> store.putIfAbsent(eventId, Long.toString(System.currentTimeMillis())) == null);
+        }
+
+        public String seedSql() {
+            return "INSERT INTO int_metadata_store (metadata_key, metadata_value, region) SELECT id, '0', '"
+                    + CONSUMER + "' FROM unnest(?::text[]) id";
+        }
+    }
+
+    /**
+     * Not the library's code: a proposal for the duplicate path. One statement inserts the claim and reads the stored
+     * fingerprint, so that a duplicate costs one round trip less. The read sees the statement's snapshot: a row
+     * committed by a racing transaction after it began (the insert waited for it) is not visible, and then, only
+     * then, the fingerprint is read again by a second statement, which sees it (READ COMMITTED).
+     */
+    record InboxOneStatement(DataSource pool, byte[] fingerprint, String hex) implements Contender {
+        static final String SQL = "WITH claim AS (INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) "
+                + "VALUES (?, ?, ?, now()) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING 1) "
+                + "SELECT (SELECT count(*) FROM claim) AS inserted, i.event_id IS NOT NULL AS seen, i.payload_sha256 "
+                + "FROM (SELECT 1) AS one LEFT JOIN inbox i ON i.consumer = ? AND i.event_id = ?";
+
+        public String name() {
+            return "proposal: claim and fingerprint read in one statement (not in the library)";
+        }
+
+        public String transaction() {
+            return "JDBC: setAutoCommit(false), one statement (a second only after a race), commit()";
+        }
+
+        public boolean claim(String eventId) throws SQLException {
+            try (Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    boolean inserted;
+                    boolean seen;
+                    byte[] stored;
+                    try (PreparedStatement claim = c.prepareStatement(SQL)) {
+                        claim.setString(1, CONSUMER);
+                        claim.setString(2, eventId);
+                        claim.setBytes(3, fingerprint);
+                        claim.setString(4, CONSUMER);
+                        claim.setString(5, eventId);
+                        try (java.sql.ResultSet rs = claim.executeQuery()) {
+                            rs.next();
+                            inserted = rs.getLong(1) == 1;
+                            seen = rs.getBoolean(2);
+                            stored = rs.getBytes(3);
+                        }
+                    }
+                    if (!inserted && !seen) { // a racing first delivery committed after this statement's snapshot
+                        try (PreparedStatement select = c.prepareStatement(
+                                "SELECT payload_sha256 FROM inbox WHERE consumer = ? AND event_id = ?")) {
+                            select.setString(1, CONSUMER);
+                            select.setString(2, eventId);
+                            try (java.sql.ResultSet rs = select.executeQuery()) {
+                                stored = rs.next() ? rs.getBytes(1) : null;
+                            }
+                        }
+                    }
+                    if (!inserted && stored != null && !java.util.Arrays.equals(stored, fingerprint)) {
+                        throw new IllegalStateException("conflicting payload for " + eventId);
+                    }
+                    c.commit();
+                    return inserted;
+                } catch (SQLException | RuntimeException e) {
+                    c.rollback();
+                    throw e;
+                }
+            }
+        }
+
+        public String seedSql() {
+            return new InboxJdbc(pool, fingerprint, hex).seedSql();
+        }
+    }
+
+    /**
+     * Not the library's code: a claim of many events in one transaction, one multi-row {@code INSERT ... ON CONFLICT
+     * DO NOTHING RETURNING event_id} on the inbox table, then, only when some ids were not inserted, one SELECT of
+     * their stored fingerprints (what the per-event claim does for a duplicate). For issue 5's question whether
+     * batching would pay; Liberty's connector delivers one message at a time (docs/benchmarks.md).
+     */
+    record InboxBatch(DataSource pool, byte[] fingerprint, String hex, int size) implements Contender {
+        static final String INSERT = "INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) "
+                + "SELECT ?, id, ?, now() FROM unnest(?::text[]) AS id "
+                + "ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id";
+        static final String FINGERPRINTS = "SELECT event_id, payload_sha256 FROM inbox WHERE consumer = ? "
+                + "AND event_id = ANY (?::text[])";
+
+        public String name() {
+            return "batch claim, " + size + " per transaction (not in the library)";
+        }
+
+        public String transaction() {
+            return "JDBC: setAutoCommit(false), multi-row INSERT ... RETURNING (+ SELECT for ids not inserted), commit()";
+        }
+
+        public int batch() {
+            return size;
+        }
+
+        public boolean claim(String eventId) throws SQLException {
+            return claimAll(new String[] {eventId}) == 1;
+        }
+
+        public int claimAll(String[] eventIds) throws SQLException {
+            try (Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    java.util.Set<String> inserted = new java.util.HashSet<>();
+                    try (PreparedStatement insert = c.prepareStatement(INSERT)) {
+                        insert.setString(1, CONSUMER);
+                        insert.setBytes(2, fingerprint);
+                        insert.setArray(3, c.createArrayOf("text", eventIds));
+                        try (java.sql.ResultSet rs = insert.executeQuery()) {
+                            while (rs.next()) {
+                                inserted.add(rs.getString(1));
+                            }
+                        }
+                    }
+                    if (inserted.size() < eventIds.length) {
+                        String[] rest = java.util.Arrays.stream(eventIds).filter(id -> !inserted.contains(id))
+                                .toArray(String[]::new);
+                        try (PreparedStatement select = c.prepareStatement(FINGERPRINTS)) {
+                            select.setString(1, CONSUMER);
+                            select.setArray(2, c.createArrayOf("text", rest));
+                            try (java.sql.ResultSet rs = select.executeQuery()) {
+                                while (rs.next()) {
+                                    if (!java.util.Arrays.equals(rs.getBytes(2), fingerprint)) {
+                                        throw new IllegalStateException("conflicting payload for " + rs.getString(1));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    c.commit();
+                    return inserted.size();
+                } catch (SQLException | RuntimeException e) {
+                    c.rollback();
+                    throw e;
+                }
+            }
+        }
+
+        public String seedSql() {
+            return new InboxJdbc(pool, fingerprint, hex).seedSql();
+        }
+    }
+
+    /** The floor: the bare statement on a table with nothing but the key. */
+    record Floor(DataSource pool) implements Contender {
+        static final String SQL = "INSERT INTO floor_claim (consumer, event_id) VALUES (?, ?) ON CONFLICT DO NOTHING";
+
+        public String name() {
+            return "floor: bare INSERT ... ON CONFLICT DO NOTHING";
+        }
+
+        public String transaction() {
+            return "JDBC: setAutoCommit(false), insert, commit()";
+        }
+
+        public boolean claim(String eventId) throws SQLException {
+            try (Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                try (PreparedStatement insert = c.prepareStatement(SQL)) {
+                    insert.setString(1, CONSUMER);
+                    insert.setString(2, eventId);
+                    boolean claimed = insert.executeUpdate() == 1;
+                    c.commit();
+                    return claimed;
+                } catch (SQLException e) {
+                    c.rollback();
+                    throw e;
+                }
+            }
+        }
+
+        public String seedSql() {
+            return "INSERT INTO floor_claim (consumer, event_id) SELECT '" + CONSUMER + "', id FROM unnest(?::text[]) id";
+        }
+    }
+}

@@ -1,0 +1,437 @@
+package io.github.jakartainbox.bench;
+
+import io.github.jakartainbox.billing.SampleEvents;
+import io.github.jakartainbox.billing.SampleEvents.Event;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.exporter.ZipExporter;
+import org.jboss.shrinkwrap.api.importer.ZipImporter;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * End to end, Kafka -> Liberty -> PostgreSQL: the billing handler with {@code @Idempotent} (the example's own
+ * {@code BillingConsumer}) against the same handler without the inbox ({@link PlainBillingConsumer}), and a replay
+ * of already-processed events (all duplicates) against first deliveries, in one run on one server.
+ *
+ * <p>Server "bench" under target/liberty/wlp (the packaged billing WAR plus {@link PlainBillingConsumer}), HTTP
+ * port 9481, database inbox_bench_e2e (dropped and made afresh), the broker at 127.0.0.1:9092 with topics and
+ * consumer groups named after the run. The example's {@code orders-billing} channel is pointed at the run's
+ * "inbox" topic, {@code orders-analytics} at an idle topic, {@code bench-plain} at the run's "plain" topic.
+ *
+ * <p>Throughput: a backlog of events is sent (in well under a second) and the time until the consumer group's
+ * committed offset reaches its end is taken, from the first send. Latency: events sent at a fixed rate below
+ * both variants' capacity; latency is the invoice's {@code created_at} (set in the handler, inside the
+ * transaction, before the commit) minus the send time.
+ *
+ * <pre>
+ * bin/benchmark e2e [--events 2000] [--rounds 3] [--latency-events 500] [--rate 50] [--no-doc]
+ * </pre>
+ */
+public final class EndToEndBenchmark {
+
+    static final String DB = "inbox_bench_e2e";
+    static final String SERVER = "bench";
+    static final int HTTP_PORT = 9481;
+    static final Path WLP = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
+
+    private final String bootstrap;
+    private final String run = "e2e" + System.currentTimeMillis();
+    private final Map<String, Long> produced = new HashMap<>();
+    private final Admin admin;
+    private final KafkaProducer<String, String> producer;
+
+    private EndToEndBenchmark(String bootstrap) {
+        this.bootstrap = bootstrap;
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        this.admin = Admin.create(props);
+        this.producer = SampleEvents.producer(bootstrap);
+    }
+
+    /** One way of consuming, on its own topic and consumer group. */
+    record Variant(String label, String topic, String group, int partitions) {
+        Variant(String label, String topic, String group) {
+            this(label, topic, group, 1);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        int events = 2000;
+        int rounds = 3;
+        int latencyEvents = 500;
+        int rate = 50;
+        boolean doc = true;
+        boolean batchProbe = false;
+        String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--events" -> events = Integer.parseInt(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--latency-events" -> latencyEvents = Integer.parseInt(args[++i]);
+                case "--rate" -> rate = Integer.parseInt(args[++i]);
+                case "--bootstrap" -> bootstrap = args[++i];
+                case "--no-doc" -> doc = false;
+                case "--batch-probe" -> batchProbe = true;
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --events N "
+                        + "--rounds N --latency-events N --rate N --bootstrap host:port --no-doc");
+            }
+        }
+        EndToEndBenchmark bench = new EndToEndBenchmark(bootstrap);
+        if (batchProbe) {
+            try {
+                bench.batchProbe();
+            } finally {
+                server("stop");
+                bench.producer.close();
+                bench.admin.close();
+            }
+            return;
+        }
+        try {
+            String tables = bench.run(events, rounds, latencyEvents, rate);
+            System.out.println();
+            System.out.println(tables);
+            if (doc) {
+                DocSection.write(Path.of("docs/benchmarks.md"), "e2e-benchmark", tables);
+                System.out.println("written to docs/benchmarks.md");
+            }
+        } finally {
+            server("stop");
+            bench.producer.close();
+            bench.admin.close();
+        }
+    }
+
+    /**
+     * Deploys {@link BatchProbeConsumer} on a channel with {@code batch=true}, sends 5 events, and prints what the
+     * server logged about that channel: whether liberty-kafka delivers batches at all.
+     */
+    private void batchProbe() throws Exception {
+        Variant inbox = new Variant("unused", run + ".inbox", run + "-inbox");
+        Variant plain = new Variant("unused", run + ".plain", run + "-plain");
+        Variant batch = new Variant("batch probe", run + ".batch", run + "-batch");
+        String idle = run + ".idle";
+        admin.createTopics(List.of(new NewTopic(inbox.topic(), 1, (short) 1), new NewTopic(plain.topic(), 1, (short) 1),
+                new NewTopic(batch.topic(), 1, (short) 1), new NewTopic(idle, 1, (short) 1))).all().get();
+        recreateDatabase();
+        writeServer(inbox, plain, idle, batch, null);
+        server("start");
+        awaitReady();
+        SampleEvents.send(producer, batch.topic(), SampleEvents.events(run + "-batch", 5));
+        Thread.sleep(15_000);
+        Path log = WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log");
+        System.out.println("messages.log lines about the batch channel or the probe:");
+        for (String line : Files.readAllLines(log)) {
+            if (line.contains("bench-batch") || line.contains("BENCHBATCH") || line.contains("BatchProbeConsumer")
+                    || line.contains("CWMRX")) {
+                System.out.println("  " + line);
+            }
+        }
+        System.out.println("committed offset of the batch channel's group: " + admin.listConsumerGroupOffsets(batch.group())
+                .partitionsToOffsetAndMetadata().get());
+    }
+
+    private String run(int events, int rounds, int latencyEvents, int rate) throws Exception {
+        String loadBefore = Load.averages();
+        Variant inbox = new Variant("billing handler with @Idempotent", run + ".inbox", run + "-inbox");
+        Variant plain = new Variant("same handler without the inbox (@Transactional)", run + ".plain",
+                run + "-plain");
+        Variant two = new Variant("billing handler with @Idempotent, two channels, topic of 2 partitions", run + ".two",
+                run + "-two", 2);
+        String idle = run + ".idle";
+        admin.createTopics(List.of(new NewTopic(inbox.topic(), 1, (short) 1), new NewTopic(plain.topic(), 1, (short) 1),
+                new NewTopic(two.topic(), 2, (short) 1), new NewTopic(idle, 1, (short) 1))).all().get();
+        recreateDatabase();
+        writeServer(inbox, plain, idle, null, two);
+        server("start");
+        awaitReady();
+
+        System.out.printf("warm-up: %d events to each variant, and a replay%n", events);
+        List<Event> warm = SampleEvents.events(run + "-warm-inbox", events);
+        drain(inbox, warm);
+        drain(plain, SampleEvents.events(run + "-warm-plain", events));
+        drain(two, SampleEvents.events(run + "-warm-two", events));
+        drain(inbox, warm);
+
+        Map<String, List<Double>> rates = new LinkedHashMap<>();
+        String replayLabel = "billing handler with @Idempotent, replay (all duplicates)";
+        for (int r = 1; r <= rounds; r++) {
+            String firstPrefix = run + "-r" + r + "-inbox";
+            String otherPrefix = run + "-r" + r + "-plain";
+            List<Event> first = SampleEvents.events(firstPrefix, events);
+            List<Event> other = SampleEvents.events(otherPrefix, events);
+            if (r % 2 == 1) {
+                rates.computeIfAbsent(inbox.label(), k -> new ArrayList<>()).add(drain(inbox, first));
+                rates.computeIfAbsent(plain.label(), k -> new ArrayList<>()).add(drain(plain, other));
+            } else {
+                rates.computeIfAbsent(plain.label(), k -> new ArrayList<>()).add(drain(plain, other));
+                rates.computeIfAbsent(inbox.label(), k -> new ArrayList<>()).add(drain(inbox, first));
+            }
+            rates.computeIfAbsent(replayLabel, k -> new ArrayList<>()).add(drain(inbox, first));
+            rates.computeIfAbsent(two.label(), k -> new ArrayList<>())
+                    .add(drain(two, SampleEvents.events(run + "-r" + r + "-two", events)));
+            System.out.printf("round %d of %d: %s%n", r, rounds, rates);
+        }
+
+        Map<String, double[]> latency = new LinkedHashMap<>();
+        latency.put(inbox.label(), latency(inbox, latencyEvents, rate));
+        latency.put(plain.label(), latency(plain, latencyEvents, rate));
+        String loadAfter = Load.averages();
+        long invoices = count("SELECT count(*) FROM invoice");
+        long expected = (long) events * (rounds * 3 + 3) + latencyEvents * 2L;
+        return table(events, rounds, latencyEvents, rate, rates, latency, replayLabel, inbox, plain, two, invoices,
+                expected, loadBefore, loadAfter);
+    }
+
+    private String table(int events, int rounds, int latencyEvents, int rate, Map<String, List<Double>> rates,
+                         Map<String, double[]> latency, String replayLabel, Variant inbox, Variant plain,
+                         Variant two, long invoices, long expected, String loadBefore, String loadAfter) throws Exception {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format("Run %s on %s, PostgreSQL %s, Open Liberty %s (one server, datasource pool %s), "
+                        + "Kafka broker at %s (topic of 1 partition per variant, 2 for the two-channel one). Load averages (1, 5, 15 min) before: %s; "
+                        + "after: %s. Throughput: %d rounds of %,d events per variant after a warm-up round, variants "
+                        + "alternating. Latency: %,d events per variant at %d a second.%n%n", Load.now(), Load.machine(),
+                pgVersion(), System.getProperty("liberty.runtime.version", "26.0.0.3"), "20", bootstrap, loadBefore,
+                loadAfter, rounds, events, latencyEvents, rate));
+        out.append("| variant | messages per second, median (min–max) | p50 latency ms | p99 latency ms |\n");
+        out.append("| --- | ---: | ---: | ---: |\n");
+        rates.forEach((label, values) -> {
+            double[] l = latency.get(label);
+            out.append(String.format("| %s | %s | %s | %s |%n", label, Spread.of(values).rate(),
+                    l == null ? "–" : String.format("%.1f", l[0]), l == null ? "–" : String.format("%.1f", l[1])));
+        });
+        double on = Spread.of(rates.get(inbox.label())).median();
+        double off = Spread.of(rates.get(plain.label())).median();
+        double replay = Spread.of(rates.get(replayLabel)).median();
+        double parallel = Spread.of(rates.get(two.label())).median();
+        out.append(String.format("%nRatios of medians: with ÷ without the inbox, throughput **%.2f**; "
+                        + "replay ÷ first delivery (both with the inbox) **%.2f**; two channels ÷ one **%.2f**; "
+                        + "p50 latency with ÷ without %.2f, p99 %.2f.%n", on / off, replay / on, parallel / on, latency.get(inbox.label())[0] / latency.get(plain.label())[0],
+                latency.get(inbox.label())[1] / latency.get(plain.label())[1]));
+        out.append(String.format("%nCheck: %,d invoices in the database for %,d first deliveries (replays made none: %s).%n",
+                invoices, expected, invoices == expected ? "yes" : "NO"));
+        return out.toString();
+    }
+
+    /**
+     * Sends the events as a backlog; returns messages per second from the first send until the consumer group's
+     * committed offset covers them all (polled every 20 ms). The connector commits every 500 records or 500 ms, so
+     * the end can be seen up to about 0.5 s late: a bias against the faster figure, the same method for all.
+     * (The time of the last INBOX0101I log line was tried for replays: the server's log did not keep every line.)
+     */
+    private double drain(Variant variant, List<Event> events) throws Exception {
+        long target = produced.getOrDefault(variant.topic(), 0L) + events.size();
+        long start = System.nanoTime();
+        SampleEvents.send(producer, variant.topic(), events);
+        produced.put(variant.topic(), target);
+        awaitCommitted(variant, target, Duration.ofMinutes(5));
+        return events.size() / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /** Sends events at a fixed rate; returns p50 and p99 of invoice created_at minus send time, in ms. */
+    private double[] latency(Variant variant, int count, int rate) throws Exception {
+        List<Event> events = SampleEvents.events(run + "-lat-" + variant.group(), count);
+        Map<String, Instant> sentAt = new HashMap<>();
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        long interval = 1_000_000_000L / rate;
+        long next = System.nanoTime();
+        for (Event e : events) {
+            while (System.nanoTime() < next) {
+                Thread.onSpinWait();
+            }
+            sentAt.put(e.eventId(), Instant.now());
+            sent.add(producer.send(new ProducerRecord<>(variant.topic(), e.orderId(), e.json())));
+            producer.flush();
+            next += interval;
+        }
+        for (Future<RecordMetadata> f : sent) {
+            f.get();
+        }
+        long target = produced.getOrDefault(variant.topic(), 0L) + count;
+        produced.put(variant.topic(), target);
+        awaitCommitted(variant, target, Duration.ofMinutes(5));
+        long[] micros = new long[count];
+        int n = 0;
+        try (Connection c = source(DB).getConnection();
+             PreparedStatement q = c.prepareStatement("SELECT event_id, created_at FROM invoice WHERE order_id LIKE ?")) {
+            q.setString(1, run + "-lat-" + variant.group() + "-%");
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    Instant created = rs.getObject(2, OffsetDateTime.class).toInstant();
+                    Duration d = Duration.between(sentAt.get(rs.getString(1)), created);
+                    micros[n++] = d.toNanos() / 1000;
+                }
+            }
+        }
+        if (n != count) {
+            throw new IllegalStateException(variant.label() + ": " + n + " invoices for " + count + " events");
+        }
+        return new double[] {Spread.percentile(micros, 50) / 1000.0, Spread.percentile(micros, 99) / 1000.0};
+    }
+
+    private void awaitCommitted(Variant variant, long target, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(variant.group())
+                    .partitionsToOffsetAndMetadata().get();
+            long committed = 0;
+            for (int p = 0; p < variant.partitions(); p++) {
+                OffsetAndMetadata o = offsets.get(new TopicPartition(variant.topic(), p));
+                committed += o == null ? 0 : o.offset();
+            }
+            if (committed >= target) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException(variant.label() + ": offset " + target + " not committed within " + timeout);
+    }
+
+    private void writeServer(Variant inbox, Variant plain, String idle, Variant batch, Variant two) throws Exception {
+        Path dir = WLP.resolve("usr/servers/" + SERVER);
+        Files.createDirectories(dir.resolve("dropins"));
+        StringBuilder vars = new StringBuilder();
+        Map<String, String> v = new LinkedHashMap<>();
+        v.put("http.port", Integer.toString(HTTP_PORT));
+        v.put("db.name", DB);
+        v.put("kafka.bootstrap.servers", bootstrap);
+        v.put("inbox.purge.schedule", "off");
+        v.put("mp.messaging.incoming.orders-billing.topic", inbox.topic());
+        v.put("mp.messaging.incoming.orders-billing.group.id", inbox.group());
+        v.put("mp.messaging.incoming.orders-analytics.topic", idle);
+        v.put("mp.messaging.incoming.orders-analytics.group.id", idle);
+        String ch = "mp.messaging.incoming.bench-plain.";
+        v.put(ch + "connector", "liberty-kafka");
+        v.put(ch + "topic", plain.topic());
+        v.put(ch + "group.id", plain.group());
+        v.put(ch + "key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+        v.put(ch + "value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+        v.put(ch + "auto.offset.reset", "earliest");
+        v.put(ch + "enable.auto.commit", "false");
+        for (String channel : two == null ? List.<String>of() : List.of("bench-two-a", "bench-two-b")) {
+            String t = "mp.messaging.incoming." + channel + ".";
+            v.put(t + "connector", "liberty-kafka");
+            v.put(t + "topic", two.topic());
+            v.put(t + "group.id", two.group());
+            v.put(t + "key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+            v.put(t + "value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+            v.put(t + "auto.offset.reset", "earliest");
+            v.put(t + "enable.auto.commit", "false");
+        }
+        if (batch != null) {
+            String b = "mp.messaging.incoming.bench-batch.";
+            v.put(b + "connector", "liberty-kafka");
+            v.put(b + "topic", batch.topic());
+            v.put(b + "group.id", batch.group());
+            v.put(b + "batch", "true");
+            v.put(b + "key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+            v.put(b + "value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+            v.put(b + "auto.offset.reset", "earliest");
+            v.put(b + "enable.auto.commit", "false");
+        }
+        v.forEach((name, value) -> vars.append("  <variable name=\"").append(name).append("\" value=\"").append(value)
+                .append("\"/>\n"));
+        Files.writeString(dir.resolve("server.xml"), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                + "<!-- written by EndToEndBenchmark for one run: the billing server plus a channel without the inbox -->\n"
+                + "<server description=\"jakarta-inbox benchmark server\">\n"
+                + "  <include location=\"${wlp.user.dir}/servers/billing/server.xml\"/>\n"
+                + vars + "</server>\n");
+        Files.writeString(dir.resolve("jvm.options"), "-Xmx512m\n");
+        WebArchive war = ShrinkWrap.create(ZipImporter.class, "billing.war")
+                .importFrom(Path.of(System.getProperty("war.file", "target/billing.war")).toFile())
+                .as(WebArchive.class)
+                .addClass(PlainBillingConsumer.class);
+        if (batch != null) {
+            war.addClass(BatchProbeConsumer.class);
+        }
+        if (two != null) {
+            war.addClass(TwoChannelBillingConsumer.class);
+        }
+        war.as(ZipExporter.class).exportTo(dir.resolve("dropins/billing.war").toFile(), true);
+    }
+
+    private static void server(String action) throws Exception {
+        Process p = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, SERVER).inheritIO().start();
+        int rc = p.waitFor();
+        if (rc != 0 && !(action.equals("stop") && rc == 1)) {
+            throw new IllegalStateException("server " + action + " " + SERVER + " exited " + rc);
+        }
+    }
+
+    private static void awaitReady() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create("http://localhost:" + HTTP_PORT
+                + "/billing/api/invoices/count")).timeout(Duration.ofSeconds(5)).build();
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (http.send(ready, HttpResponse.BodyHandlers.ofString()).statusCode() == 200) {
+                    return;
+                }
+            } catch (java.io.IOException e) {
+                // not up yet
+            }
+            Thread.sleep(500);
+        }
+        throw new IllegalStateException("server " + SERVER + " not ready on port " + HTTP_PORT);
+    }
+
+    static PGSimpleDataSource source(String database) {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setServerNames(new String[] {"127.0.0.1"});
+        ds.setDatabaseName(database);
+        ds.setUser("postgres");
+        return ds;
+    }
+
+    private static void recreateDatabase() throws Exception {
+        try (Connection c = source("postgres").getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + DB + " WITH (FORCE)");
+            s.execute("CREATE DATABASE " + DB);
+        }
+    }
+
+    private static long count(String sql) throws Exception {
+        try (Connection c = source(DB).getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static String pgVersion() throws Exception {
+        try (Connection c = source(DB).getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SHOW server_version")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}
