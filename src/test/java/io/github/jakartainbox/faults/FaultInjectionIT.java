@@ -106,57 +106,57 @@ class FaultInjectionIT {
     }
 
     private void killAndRestart(FaultRun run) throws Exception {
-        a.start(run.environment());
+        start(run, a);
         at(run, 0.4, "kill -9 faults-a");
         a.kill(); // transactions committed, offsets not: redelivered after the restart
-        a.start(run.environment());
+        start(run, a);
     }
 
     private void stopAndStart(FaultRun run) throws Exception {
-        a.start(run.environment());
+        start(run, a);
         at(run, 0.4, "server stop faults-a");
         a.stop();
-        a.start(run.environment());
+        start(run, a);
     }
 
     private void killOneOfTwo(FaultRun run) throws Exception {
-        parallel(() -> a.start(run.environment()), () -> b.start(run.environment()));
+        parallel(() -> start(run, a), () -> start(run, b)); // both in the groups before consuming much
         at(run, 0.3, "kill -9 faults-b (faults-a takes its partitions after the session timeout)");
         b.kill();
         Thread.sleep(REBALANCE.toMillis());
-        b.start(run.environment()); // a second rebalance: partitions move back, replayed from committed offsets
+        start(run, b); // a second rebalance: partitions move back, replayed from committed offsets
     }
 
     private void rewind(FaultRun run) throws Exception {
-        a.start(run.environment());
+        start(run, a);
         at(run, 0.5, "server stop, rewind billing and analytics groups to offset 0, start");
         a.stop();
         run.rewound = kafka.rewind(run.billingGroup, run.topic);
         kafka.rewind(run.analyticsGroup, run.topic);
-        a.start(run.environment());
+        start(run, a);
     }
 
     private void restartBroker(FaultRun run) throws Exception {
-        a.start(run.environment());
+        start(run, a);
         at(run, 0.3, "stop the Kafka broker for " + OUTAGE.toSeconds() + " s");
         kafka.restart(OUTAGE);
     }
 
     private void breakDatabase(FaultRun run) throws Exception {
-        a.start(run.environment());
+        start(run, a);
         at(run, 0.25, "pg_terminate_backend on the service's connections");
-        System.out.printf("  %d connections terminated%n", postgres.terminateConnections(run.database));
+        log(run, postgres.terminateConnections(run.database) + " connections terminated");
         at(run, 0.55, "restart PostgreSQL (down " + OUTAGE.toSeconds() + " s)");
         postgres.restart(OUTAGE);
     }
 
     private void poisonOnly(FaultRun run) throws Exception {
-        a.start(run.environment());
+        start(run, a);
     }
 
     /**
-     * Prepares a run (database, topic, records on it), injects the fault, settles, stops the servers, adds the
-     * row to the table and asserts the guarantee.
+     * Prepares a run (database, topic, records on it), injects the fault, settles, kills the servers (the checks
+     * are read), adds the row to the table and asserts the guarantee.
      */
     private DynamicTest scenario(int number, String name, int poison, Fault body) {
         String fault = number + ". " + name;
@@ -170,6 +170,7 @@ class FaultInjectionIT {
                 run.send(run.records);
                 a.resetCounts();
                 b.resetCounts();
+                log(run, "records sent");
                 body.inject(run);
                 outcome = settle(run);
             } catch (Exception | AssertionError e) {
@@ -177,7 +178,8 @@ class FaultInjectionIT {
                 report.write(REPORT);
                 throw e;
             } finally {
-                parallel(a::stop, b::stop);
+                a.discard();
+                b.discard();
             }
             report.add(outcome);
             report.write(REPORT);
@@ -194,6 +196,7 @@ class FaultInjectionIT {
         Db db = postgres.db(run.database);
         boolean complete = await(run, "SELECT least((SELECT count(*) FROM inbox WHERE consumer = 'billing'), "
                 + "(SELECT count(*) FROM inbox WHERE consumer = 'analytics'))", run.events.size()) >= run.events.size();
+        log(run, complete ? "all events processed by both consumers" : "not all events processed");
         run.send(List.of(run.canary));
         boolean canary = db.await(complete ? CANARY : Duration.ofSeconds(10), n -> n >= 2,
                 "SELECT count(*) FROM inbox WHERE event_id = ?", run.canary.eventId()) >= 2;
@@ -203,6 +206,7 @@ class FaultInjectionIT {
             lag = kafka.lag(run.billingGroup, run.topic) + kafka.lag(run.analyticsGroup, run.topic);
             Thread.sleep(lag == 0 ? 0 : 250);
         } while (lag != 0 && System.nanoTime() < deadline);
+        log(run, "canary " + (canary ? "processed" : "NOT processed") + ", uncommitted records " + lag);
         a.readFresh();
         b.readFresh();
         return Outcome.measure(run, db, kafka.records(run.topic), a.duplicatesSkipped() + b.duplicatesSkipped(), lag);
@@ -212,7 +216,17 @@ class FaultInjectionIT {
     private static void at(FaultRun run, double share, String fault) throws InterruptedException {
         long n = await(run, "SELECT count(*) FROM inbox WHERE consumer = 'billing'",
                 Math.round(run.events.size() * share));
-        System.out.printf("  %s after %,d of %,d events (billing)%n", fault, n, run.events.size());
+        log(run, String.format("%s after %,d of %,d events (billing)", fault, n, run.events.size()));
+    }
+
+    private static void start(FaultRun run, FaultServer server) throws Exception {
+        server.start(run.environment());
+        log(run, server + " ready");
+    }
+
+    /** Prints a step of the scenario with the seconds since it began. */
+    private static void log(FaultRun run, String step) {
+        System.out.printf("  %6.1f s  %s%n", (System.nanoTime() - run.startedAt) / 1e9, step);
     }
 
     /**
@@ -236,8 +250,8 @@ class FaultInjectionIT {
                 return n;
             }
             if (System.nanoTime() - lastChange > STALL.toNanos() || System.nanoTime() > end) {
-                System.out.printf("  gave up waiting: %,d of %,d, no progress for %d s%n", n, target,
-                        (System.nanoTime() - lastChange) / 1_000_000_000L);
+                log(run, String.format("gave up waiting: %,d of %,d, no progress for %d s", n, target,
+                        (System.nanoTime() - lastChange) / 1_000_000_000L));
                 return n;
             }
             Thread.sleep(200);
