@@ -99,6 +99,20 @@ public final class SampleEvents {
         return all;
     }
 
+    /**
+     * @return each event delivered between 1 and {@code maxDeliveries} times (uniformly chosen), shuffled
+     */
+    public static List<Event> repeated(List<Event> events, int maxDeliveries, Random random) {
+        List<Event> all = new ArrayList<>();
+        for (Event e : events) {
+            for (int i = 1 + random.nextInt(maxDeliveries); i > 0; i--) {
+                all.add(e);
+            }
+        }
+        Collections.shuffle(all, random);
+        return all;
+    }
+
     public static KafkaProducer<String, String> producer(String bootstrap) {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

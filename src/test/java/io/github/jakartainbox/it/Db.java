@@ -6,12 +6,17 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.LongPredicate;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import javax.sql.DataSource;
 
-/** Reads the billing database in tests: through the server's datasource in-container, over JDBC outside. */
+/**
+ * Reads the billing database in tests: through the server's datasource in-container, over JDBC outside (the
+ * machine's PostgreSQL on 127.0.0.1:5432, or another instance on 127.0.0.1, such as the fault suite's own).
+ */
 public final class Db {
 
     /** A connection factory. */
@@ -51,17 +56,33 @@ public final class Db {
 
     /** @return plain JDBC to 127.0.0.1:5432/{@code database} */
     public static Db overJdbc(String database) {
-        String url = "jdbc:postgresql://127.0.0.1:5432/" + database;
+        return overJdbc(5432, database);
+    }
+
+    /** @return plain JDBC to 127.0.0.1:{@code port}/{@code database}, user postgres (trust auth) */
+    public static Db overJdbc(int port, String database) {
+        String url = "jdbc:postgresql://127.0.0.1:" + port + "/" + database;
         return new Db(() -> DriverManager.getConnection(url, "postgres", ""));
     }
 
     /** Drops and creates a database (client tests that need a fresh one). */
     public static void recreate(String database) throws SQLException {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/postgres", "postgres", "");
+        recreate(5432, database);
+    }
+
+    /** Drops and creates a database on the PostgreSQL at 127.0.0.1:{@code port}. */
+    public static void recreate(int port, String database) throws SQLException {
+        try (Connection c = overJdbc(port, "postgres").connector.connect();
              java.sql.Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
             s.execute("CREATE DATABASE " + database);
         }
+    }
+
+    /** Reads a query's result. */
+    @FunctionalInterface
+    private interface Reader<T> {
+        T read(ResultSet rs) throws SQLException;
     }
 
     /**
@@ -70,27 +91,35 @@ public final class Db {
      * @return that number
      */
     public long number(String sql, Object... params) {
-        try (Connection c = connector.connect(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < params.length; i++) {
-                ps.setObject(i + 1, params[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
+        return query(sql, params, rs -> {
+            rs.next();
+            return rs.getLong(1);
+        });
     }
 
     /** @return the first column of the first row as text, {@code null} when there is no row */
     public String text(String sql, Object... params) {
+        return query(sql, params, rs -> rs.next() ? rs.getString(1) : null);
+    }
+
+    /** @return the first column of every row, as text */
+    public List<String> texts(String sql, Object... params) {
+        return query(sql, params, rs -> {
+            List<String> values = new ArrayList<>();
+            while (rs.next()) {
+                values.add(rs.getString(1));
+            }
+            return values;
+        });
+    }
+
+    private <T> T query(String sql, Object[] params, Reader<T> reader) {
         try (Connection c = connector.connect(); PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
                 ps.setObject(i + 1, params[i]);
             }
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getString(1) : null;
+                return reader.read(rs);
             }
         } catch (SQLException e) {
             throw new IllegalStateException(sql, e);

@@ -1,0 +1,302 @@
+package io.github.jakartainbox.faults;
+
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
+
+import io.github.jakartainbox.it.Db;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * The fault-injection suite (issue 4): the packaged billing service on Liberty, its own Kafka broker and its own
+ * PostgreSQL, all started here. Each scenario sends N distinct events (system property {@code faults.events},
+ * default 5,000), each delivered 1 to 4 times, with poison messages among them, shuffled, to a fresh topic of 3
+ * partitions; injects one fault while the service consumes; then sends a canary and checks, per consumer, one
+ * inbox row and one effect per event, nothing lost, nothing duplicated, every poison message dead-lettered with
+ * its reason, nothing left unconsumed. The table of all scenarios goes to {@code target/fault-suite.md}.
+ *
+ * <p>{@code -Dfaults.soak=true}: 20,000 events and 3 rounds of every scenario ({@code faults.rounds} sets the
+ * rounds); {@code -Dfaults.seed=N} repeats a run's delivery pattern.
+ */
+class FaultInjectionIT {
+
+    private static final boolean SOAK = Boolean.getBoolean("faults.soak");
+    private static final int EVENTS = Integer.getInteger("faults.events", SOAK ? 20_000 : 5_000);
+    private static final int ROUNDS = Integer.getInteger("faults.rounds", SOAK ? 3 : 1);
+    private static final long SEED = Long.getLong("faults.seed", System.nanoTime());
+    /** For all events to be processed; generous (the service handles about 250 events a second here). */
+    private static final Duration PROCESSING = Duration.ofSeconds(180 + EVENTS / 50);
+    /** A wait gives up after this long without progress (longer than any outage the suite causes). */
+    private static final Duration STALL = Duration.ofSeconds(60);
+    private static final Duration CANARY = Duration.ofSeconds(60);
+    /** Scenario numbers to run ({@code -Dfaults.scenarios=1,5}), all by default. */
+    private static final String SCENARIOS = System.getProperty("faults.scenarios", "1,2,3,4,5,6,7");
+    private static final Duration OUTAGE = Duration.ofSeconds(5);
+    /** Longer than the servers' Kafka session timeout (10 s): a killed member's partitions have moved. */
+    private static final Duration REBALANCE = Duration.ofSeconds(12);
+
+    private static final Path REPORT = Path.of("target/fault-suite.md");
+    private static final Random RANDOM = new Random(SEED);
+    private static PrivatePostgres postgres;
+    private static PrivateKafka kafka;
+    private static FaultServer a;
+    private static FaultServer b;
+    private static FaultReport report;
+    private static final Thread CLEANUP = new Thread(FaultInjectionIT::stopEverything, "fault-suite-cleanup");
+
+    /** A fault injected while the service consumes the run's records. */
+    @FunctionalInterface
+    private interface Fault {
+        void inject(FaultRun run) throws Exception;
+    }
+
+    @BeforeAll
+    static void startInfrastructure() throws Exception {
+        report = new FaultReport(String.format("N = %,d distinct events per scenario, each delivered 1 to %d times, "
+                + "shuffled with poison messages (seed %d, `-Dfaults.seed=%d` repeats the pattern), topic with %d "
+                + "partitions; %d round(s); %d cores.", EVENTS, FaultRun.MAX_DELIVERIES, SEED, SEED,
+                FaultRun.PARTITIONS, ROUNDS, Runtime.getRuntime().availableProcessors()));
+        Runtime.getRuntime().addShutdownHook(CLEANUP); // Ctrl-C or a killed fork: leave nothing running
+        Path wlp = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
+        a = new FaultServer(wlp, "faults-a", 19080);
+        b = new FaultServer(wlp, "faults-b", 19081);
+        postgres = new PrivatePostgres();
+        kafka = new PrivateKafka();
+        postgres.start();
+        kafka.start();
+    }
+
+    @AfterAll
+    static void stopInfrastructure() throws Exception {
+        stopEverything();
+        Runtime.getRuntime().removeShutdownHook(CLEANUP);
+        if (report != null) {
+            System.out.println(report.markdown());
+            report.write(REPORT);
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> faults() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (int round = 1; round <= ROUNDS; round++) {
+            String suffix = ROUNDS == 1 ? "" : " (round " + round + ")";
+            tests.add(scenario(1, "kill -9 mid-stream, restart" + suffix, 3, this::killAndRestart));
+            tests.add(scenario(2, "graceful stop, start" + suffix, 3, this::stopAndStart));
+            tests.add(scenario(3, "two servers, one killed and restarted" + suffix, 3, this::killOneOfTwo));
+            tests.add(scenario(4, "rewind both groups to offset 0" + suffix, 3, this::rewind));
+            tests.add(scenario(5, "Kafka broker stopped, started" + suffix, 3, this::restartBroker));
+            tests.add(scenario(6, "PostgreSQL connections killed, PostgreSQL restarted" + suffix, 3,
+                    this::breakDatabase));
+            tests.add(scenario(7, "poison messages" + suffix, Math.max(30, EVENTS / 100), this::poisonOnly));
+        }
+        List<String> chosen = List.of(SCENARIOS.split("\\s*,\\s*"));
+        return tests.stream().filter(t -> chosen.contains(t.getDisplayName().substring(0, t.getDisplayName().indexOf('.'))));
+    }
+
+    private void killAndRestart(FaultRun run) throws Exception {
+        start(run, a);
+        at(run, 0.4, "kill -9 faults-a");
+        a.kill(); // transactions committed, offsets not: redelivered after the restart
+        start(run, a);
+    }
+
+    private void stopAndStart(FaultRun run) throws Exception {
+        start(run, a);
+        at(run, 0.4, "server stop faults-a");
+        a.stop();
+        start(run, a);
+    }
+
+    private void killOneOfTwo(FaultRun run) throws Exception {
+        parallel(() -> start(run, a), () -> start(run, b)); // both in the groups before consuming much
+        at(run, 0.3, "kill -9 faults-b (faults-a takes its partitions after the session timeout)");
+        b.kill();
+        Thread.sleep(REBALANCE.toMillis());
+        start(run, b); // a second rebalance: partitions move back, replayed from committed offsets
+    }
+
+    private void rewind(FaultRun run) throws Exception {
+        start(run, a);
+        at(run, 0.5, "server stop, rewind billing and analytics groups to offset 0, start");
+        a.stop();
+        run.rewound = kafka.rewind(run.billingGroup, run.topic);
+        kafka.rewind(run.analyticsGroup, run.topic);
+        start(run, a);
+    }
+
+    private void restartBroker(FaultRun run) throws Exception {
+        start(run, a);
+        at(run, 0.3, "stop the Kafka broker for " + OUTAGE.toSeconds() + " s");
+        kafka.restart(OUTAGE);
+    }
+
+    private void breakDatabase(FaultRun run) throws Exception {
+        start(run, a);
+        at(run, 0.25, "pg_terminate_backend on the service's connections");
+        log(run, postgres.terminateConnections(run.database) + " connections terminated");
+        at(run, 0.55, "restart PostgreSQL (down " + OUTAGE.toSeconds() + " s)");
+        postgres.restart(OUTAGE);
+    }
+
+    private void poisonOnly(FaultRun run) throws Exception {
+        start(run, a);
+    }
+
+    /**
+     * Prepares a run (database, topic, records on it), injects the fault, settles, kills the servers (the checks
+     * are read), adds the row to the table and asserts the guarantee.
+     */
+    private DynamicTest scenario(int number, String name, int poison, Fault body) {
+        String fault = number + ". " + name;
+        return dynamicTest(fault, () -> {
+            FaultRun run = new FaultRun(fault, EVENTS, poison, RANDOM);
+            System.out.printf("%s: run %s, %,d records%n", fault, run.id, run.records.size());
+            Outcome outcome;
+            try {
+                postgres.recreate(run.database);
+                kafka.createTopic(run.topic, FaultRun.PARTITIONS);
+                run.send(run.records);
+                a.resetCounts();
+                b.resetCounts();
+                log(run, "records sent");
+                body.inject(run);
+                outcome = settle(run);
+            } catch (Exception | AssertionError e) {
+                report.failed(fault, e, Duration.ofNanos(System.nanoTime() - run.startedAt));
+                report.write(REPORT);
+                throw e;
+            } finally {
+                a.discard();
+                b.discard();
+            }
+            report.add(outcome);
+            report.write(REPORT);
+            outcome.assertGuarantees();
+        });
+    }
+
+    /**
+     * Waits for all events (giving up when they stop coming: the checks then show what is missing), sends the
+     * canary and waits for both consumers to process it and both groups to commit everything; reads the gauges
+     * and the tables.
+     */
+    private Outcome settle(FaultRun run) throws Exception {
+        Db db = postgres.db(run.database);
+        boolean complete = await(run, "SELECT least((SELECT count(*) FROM inbox WHERE consumer = 'billing'), "
+                + "(SELECT count(*) FROM inbox WHERE consumer = 'analytics'))", run.events.size()) >= run.events.size();
+        log(run, complete ? "all events processed by both consumers" : "not all events processed");
+        run.send(List.of(run.canary));
+        boolean canary = db.await(complete ? CANARY : Duration.ofSeconds(10), n -> n >= 2,
+                "SELECT count(*) FROM inbox WHERE event_id = ?", run.canary.eventId()) >= 2;
+        long lag = -1;
+        long deadline = System.nanoTime() + (canary ? CANARY.toNanos() : 0);
+        do {
+            lag = kafka.lag(run.billingGroup, run.topic) + kafka.lag(run.analyticsGroup, run.topic);
+            Thread.sleep(lag == 0 ? 0 : 250);
+        } while (lag != 0 && System.nanoTime() < deadline);
+        log(run, "canary " + (canary ? "processed" : "NOT processed") + ", uncommitted records " + lag);
+        a.readFresh();
+        b.readFresh();
+        return Outcome.measure(run, db, kafka.records(run.topic), a.duplicatesSkipped() + b.duplicatesSkipped(), lag);
+    }
+
+    /** Waits until billing processed {@code share} of the events, then says which fault follows. */
+    private static void at(FaultRun run, double share, String fault) throws InterruptedException {
+        long n = await(run, "SELECT count(*) FROM inbox WHERE consumer = 'billing'",
+                Math.round(run.events.size() * share));
+        log(run, String.format("%s after %,d of %,d events (billing)", fault, n, run.events.size()));
+    }
+
+    private static void start(FaultRun run, FaultServer server) throws Exception {
+        server.start(run.environment());
+        log(run, server + " ready");
+    }
+
+    /** Prints a step of the scenario with the seconds since it began. */
+    private static void log(FaultRun run, String step) {
+        System.out.printf("  %6.1f s  %s%n", (System.nanoTime() - run.startedAt) / 1e9, step);
+    }
+
+    /**
+     * Polls a count until it reaches the target, it has not grown for {@link #STALL}, or {@link #PROCESSING} has
+     * passed.
+     *
+     * @return the last count
+     */
+    private static long await(FaultRun run, String count, long target) throws InterruptedException {
+        Db db = postgres.db(run.database);
+        long end = System.nanoTime() + PROCESSING.toNanos();
+        long last = -1;
+        long lastChange = System.nanoTime();
+        while (true) {
+            long n = db.number(count);
+            if (n != last) {
+                last = n;
+                lastChange = System.nanoTime();
+            }
+            if (n >= target) {
+                return n;
+            }
+            if (System.nanoTime() - lastChange > STALL.toNanos() || System.nanoTime() > end) {
+                log(run, String.format("gave up waiting: %,d of %,d, no progress for %d s", n, target,
+                        (System.nanoTime() - lastChange) / 1_000_000_000L));
+                return n;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** Runs the actions at once and waits for all; the first failure is thrown. */
+    private static void parallel(ThrowingRunnable... actions) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(actions.length);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (ThrowingRunnable action : actions) {
+                futures.add(pool.submit(() -> {
+                    action.run();
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof Exception cause ? cause : e;
+                }
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    /** An action that may throw. */
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /** Stops the servers, the broker and PostgreSQL; each step on its own, so one failure does not skip the rest. */
+    private static synchronized void stopEverything() {
+        for (ThrowingRunnable step : new ThrowingRunnable[] {
+                () -> { if (a != null) a.stop(); }, () -> { if (b != null) b.stop(); },
+                () -> { if (kafka != null) kafka.stop(); }, () -> { if (postgres != null) postgres.stop(); }}) {
+            try {
+                step.run();
+            } catch (Exception e) {
+                System.out.println("fault suite cleanup: " + e);
+            }
+        }
+    }
+}

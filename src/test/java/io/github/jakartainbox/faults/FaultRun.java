@@ -1,0 +1,112 @@
+package io.github.jakartainbox.faults;
+
+import io.github.jakartainbox.billing.SampleEvents;
+import io.github.jakartainbox.billing.SampleEvents.Event;
+import io.github.jakartainbox.inbox.UuidV7;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * One scenario's traffic and names: a fresh topic with {@value #PARTITIONS} partitions, fresh consumer groups and
+ * a fresh database, all named after a short run id; the distinct good events, each delivered 1 to
+ * {@value #MAX_DELIVERIES} times, and poison messages (also repeated), shuffled together; and the canary sent
+ * after the faults.
+ */
+final class FaultRun {
+
+    static final int PARTITIONS = 3;
+    static final int MAX_DELIVERIES = 4;
+    /** Part of every poison message's order id, so that its dead letter can be found by payload. */
+    static final String POISON = "-poison-";
+
+    final String fault;
+    final String id;
+    final String topic;
+    final String billingGroup;
+    final String analyticsGroup;
+    final String database;
+    final List<Event> events;
+    final List<Event> poison;
+    final List<Event> records;
+    final Event canary;
+    final long startedAt = System.nanoTime();
+    /** Offsets the rewind reset for group billing (records it received again), -1 when there was no rewind. */
+    long rewound = -1;
+
+    /**
+     * @param fault  what the scenario injects
+     * @param events how many distinct good events
+     * @param poison how many poison messages among them
+     */
+    FaultRun(String fault, int events, int poison, Random random) {
+        this.fault = fault;
+        this.id = "f" + UUID.randomUUID().toString().substring(0, 8);
+        this.topic = "orders.confirmed." + id;
+        this.billingGroup = "billing-" + id;
+        this.analyticsGroup = "analytics-" + id;
+        this.database = "faults_" + id;
+        this.events = SampleEvents.events(id, events);
+        this.poison = poison(id, poison);
+        List<Event> all = new ArrayList<>(SampleEvents.repeated(this.events, MAX_DELIVERIES, random));
+        all.addAll(SampleEvents.repeated(this.poison, MAX_DELIVERIES, random));
+        Collections.shuffle(all, random);
+        this.records = List.copyOf(all);
+        this.canary = SampleEvents.event(UuidV7.at(Instant.now()), id + "-canary", "1.00", "EUR");
+    }
+
+    /**
+     * Poison messages that fail on every delivery, in turn: malformed JSON that still carries an event id, an
+     * {@code amount} of the wrong type (a boolean), an order without any event id.
+     */
+    private static List<Event> poison(String run, int count) {
+        List<Event> list = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String orderId = run + POISON + i;
+            String eventId = UuidV7.at(Instant.now());
+            String json = SampleEvents.event(eventId, orderId, "10.00", "EUR").json();
+            list.add(switch (i % 3) {
+                case 0 -> new Event(eventId, orderId, json.substring(0, json.indexOf("\"amount\"")) + "\"amount\":");
+                case 1 -> new Event(eventId, orderId, json.replace("\"amount\":\"10.00\"", "\"amount\":true"));
+                default -> new Event(null, orderId, json.replace("\"event_id\":\"" + eventId + "\",", ""));
+            });
+        }
+        return list;
+    }
+
+    /** @return the environment of the scenario's servers: database, broker, topic and groups of both channels */
+    Map<String, String> environment() {
+        return Map.of("DB_HOST", "127.0.0.1", "DB_PORT", String.valueOf(PrivatePostgres.PORT), "DB_NAME", database,
+                "DB_USER", "postgres", "DB_PASSWORD", "unused-with-trust-auth",
+                "KAFKA_BOOTSTRAP_SERVERS", PrivateKafka.BOOTSTRAP,
+                "MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC", topic,
+                "MP_MESSAGING_INCOMING_ORDERS_BILLING_GROUP_ID", billingGroup,
+                "MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_TOPIC", topic,
+                "MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_GROUP_ID", analyticsGroup);
+    }
+
+    /** Sends the records (or the canary) and waits until the broker has them. */
+    void send(List<Event> list) throws Exception {
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(PrivateKafka.BOOTSTRAP)) {
+            SampleEvents.send(producer, topic, list);
+        }
+    }
+
+    /** @return the good events' ids and the canary's: what each consumer must process exactly once */
+    List<String> expectedIds() {
+        List<String> ids = new ArrayList<>(events.size() + 1);
+        events.forEach(e -> ids.add(e.eventId()));
+        ids.add(canary.eventId());
+        return ids;
+    }
+
+    /** @return good records sent, canary included: deliveries each consumer either processes or skips */
+    long goodRecords() {
+        return records.stream().filter(r -> !r.orderId().contains(POISON)).count() + 1;
+    }
+}

@@ -1,0 +1,227 @@
+package io.github.jakartainbox.faults;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/**
+ * One Liberty server of the fault suite: a copy of the packaged server {@code billing} (as the build deployed it)
+ * under its own name and HTTP port, run with a scenario's environment; started, stopped gracefully, or killed
+ * with SIGKILL.
+ *
+ * <p>It also reads the service's {@code inbox_duplicates_skipped{consumer="billing"}} gauge, which counts in
+ * memory per server process, and sums the last value of each lifetime. The service caches its gauges for 10
+ * seconds, so a value read every second can be 10 seconds old; instead the gauge is read when the server is
+ * ready, right before it is stopped or killed, and at the end of a scenario, each read at least 10 seconds after
+ * the one before, which makes every read a fresh one. A lifetime ended by a kill or a stop misses only the
+ * duplicates skipped between that read and the signal (milliseconds).
+ */
+final class FaultServer {
+
+    private static final Duration READY = Duration.ofMinutes(3);
+    private static final Duration GAUGE_CACHE = Duration.ofMillis(10_300);
+    private static final Pattern SKIPPED =
+            Pattern.compile("(?m)^inbox_duplicates_skipped\\{[^}]*consumer=\"billing\"[^}]*}\\s+(\\S+)");
+
+    private final Path wlp;
+    private final String name;
+    private final int httpPort;
+    private final Path log;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private Map<String, String> environment = Map.of();
+    private boolean running;
+    private long lastRead;
+    private final List<Long> lifetimes = new ArrayList<>();
+
+    /**
+     * Creates (or re-creates) the server directory from server {@code billing}: its files but no work area or
+     * logs, plus {@code jvm.options} (-Xmx512m) and a config override with a 10 s Kafka session timeout, so that
+     * a killed member's partitions move within seconds rather than the default 45.
+     */
+    FaultServer(Path wlp, String name, int httpPort) throws IOException {
+        this.wlp = wlp;
+        this.name = name;
+        this.httpPort = httpPort;
+        Path servers = wlp.resolve("usr/servers");
+        Path template = servers.resolve("billing");
+        Path dir = servers.resolve(name);
+        this.log = wlp.resolve("usr/servers/" + name + ".commands.log");
+        killByPidFile(); // one an earlier, crashed run left running
+        if (!Files.isRegularFile(template.resolve("server.xml"))) {
+            throw new IllegalStateException("No packaged server at " + template + ": run mvn verify (the "
+                    + "pre-integration-test phase creates it)");
+        }
+        Commands.deleteTree(dir);
+        try (Stream<Path> files = Files.walk(template)) {
+            for (Path source : files.toList()) {
+                Path relative = template.relativize(source);
+                String first = relative.getNameCount() == 0 ? "" : relative.getName(0).toString();
+                if (first.equals("workarea") || first.equals("logs")) {
+                    continue;
+                }
+                Path target = dir.resolve(relative.toString());
+                if (Files.isDirectory(source)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(source, target);
+                }
+            }
+        }
+        Files.writeString(dir.resolve("jvm.options"), "-Xms256m\n-Xmx512m\n");
+        Path overrides = Files.createDirectories(dir.resolve("configDropins/overrides"));
+        StringBuilder xml = new StringBuilder("<server>\n");
+        for (String channel : List.of("orders-billing", "orders-analytics")) {
+            xml.append("  <variable name=\"mp.messaging.incoming.").append(channel)
+                    .append(".session.timeout.ms\" value=\"10000\"/>\n");
+        }
+        Files.writeString(overrides.resolve("fault-suite.xml"), xml.append("</server>\n"));
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    /**
+     * Starts the server with the scenario's environment (plus its ports and random REST passwords) and waits
+     * until {@code /metrics} shows the inbox gauges; a new lifetime begins.
+     */
+    void start(Map<String, String> scenario) throws IOException, InterruptedException {
+        Map<String, String> env = new HashMap<>(scenario);
+        env.put("HTTP_PORT", String.valueOf(httpPort));
+        env.put("HTTPS_PORT", String.valueOf(httpPort + 363));
+        env.put("BILLING_READER_PASSWORD", UUID.randomUUID().toString());
+        env.put("BILLING_OPERATOR_PASSWORD", UUID.randomUUID().toString());
+        environment = env;
+        int rc = server("start");
+        if (rc != 0) {
+            throw new IllegalStateException("server start " + name + " exited " + rc + "; see " + log + " and "
+                    + wlp.resolve("usr/servers/" + name + "/logs/messages.log"));
+        }
+        running = true;
+        lifetimes.add(0L);
+        // "server start" returns once the server runs, and on a busy machine that can be before the application
+        // has started (it waits 30 s for it): ready when /metrics shows the application's gauges
+        long deadline = System.nanoTime() + READY.toNanos();
+        while (read(false).isPresent()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(name + ": /metrics shows no inbox gauges " + READY + " after start");
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    /** Reads the gauge (fresh), then stops the server gracefully; kills one left by a failed start. */
+    void stop() throws IOException, InterruptedException {
+        if (!running) {
+            killByPidFile();
+            return;
+        }
+        readFresh();
+        running = false;
+        int rc = server("stop");
+        if (rc != 0) {
+            kill(); // did not stop: do not leave it behind
+        }
+    }
+
+    /** Reads the gauge (fresh), then sends SIGKILL: nothing of the server's shutdown runs. */
+    void kill() throws IOException, InterruptedException {
+        readFresh();
+        running = false;
+        killByPidFile();
+    }
+
+    /** Kills the server without reading the gauge: its scenario is over (quicker than a graceful stop). */
+    void discard() throws IOException {
+        running = false;
+        killByPidFile();
+    }
+
+    private void killByPidFile() throws IOException {
+        Path pidFile = wlp.resolve("usr/servers/.pid/" + name + ".pid");
+        if (!Files.exists(pidFile)) {
+            return;
+        }
+        long pid = Long.parseLong(Files.readString(pidFile).trim());
+        ProcessHandle.of(pid).ifPresent(p -> {
+            p.destroyForcibly(); // SIGKILL
+            p.onExit().join();
+        });
+        Files.deleteIfExists(pidFile);
+    }
+
+    /**
+     * Reads the gauge of a running server, at least 10 s after the read before (waiting if needed): its value is
+     * then that of this moment.
+     */
+    void readFresh() throws InterruptedException {
+        if (!running) {
+            return;
+        }
+        long wait = lastRead + GAUGE_CACHE.toNanos() - System.nanoTime();
+        if (wait > 0) {
+            Thread.sleep(wait / 1_000_000 + 1);
+        }
+        read(true);
+    }
+
+    /** @return duplicates skipped by consumer billing, summed over this server's lifetimes since {@link #resetCounts} */
+    long duplicatesSkipped() {
+        return lifetimes.stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Forgets the lifetimes counted so far (a new scenario). */
+    void resetCounts() {
+        lifetimes.clear();
+    }
+
+    /**
+     * Reads the gauge into the current lifetime.
+     *
+     * @param report whether to say so when it cannot (the lifetime keeps its earlier value)
+     * @return the problem, empty when read
+     */
+    private Optional<String> read(boolean report) throws InterruptedException {
+        String problem;
+        try {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
+                    + "/metrics?scope=application")).timeout(Duration.ofSeconds(15)).build();
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            Matcher m = SKIPPED.matcher(response.body());
+            if (response.statusCode() == 200 && m.find()) {
+                lastRead = System.nanoTime();
+                lifetimes.set(lifetimes.size() - 1, (long) Double.parseDouble(m.group(1)));
+                return Optional.empty();
+            }
+            problem = "HTTP " + response.statusCode() + ", no inbox_duplicates_skipped{consumer=\"billing\"}";
+        } catch (IOException e) {
+            problem = e.toString();
+        }
+        if (report) {
+            System.out.printf("  %s: /metrics not read (%s): duplicates skipped of this lifetime undercounted%n",
+                    name, problem);
+        }
+        return Optional.of(problem);
+    }
+
+    private int server(String action) throws IOException, InterruptedException {
+        return Commands.run(List.of(wlp.resolve("bin/server").toString(), action, name), wlp, environment, log,
+                Duration.ofMinutes(3));
+    }
+}
