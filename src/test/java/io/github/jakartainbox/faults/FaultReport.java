@@ -22,7 +22,9 @@ final class FaultReport {
     synchronized void add(Outcome o) {
         rows.add(String.format(Locale.ROOT, "| %s | %,d | %,d | %s | %,d | %,d | %,d / %,d | %d / %d | %d / %d | %d → %d / %d%s | %s | %s |",
                 o.fault(), o.events(), o.records(),
-                (o.lostBilling() > 0 ? "n/a" : String.format(Locale.ROOT, "%,d", o.extraDeliveries()))
+                (o.lostBilling() > 0 ? "n/a" : o.extraDeliveries() < 0 ? "≥ 0 (undercounted by "
+                        + String.format(Locale.ROOT, "%,d", -o.extraDeliveries()) + " or more)"
+                        : String.format(Locale.ROOT, "%,d", o.extraDeliveries()))
                         + (o.rewound() >= 0 ? String.format(Locale.ROOT, " (rewind reset %,d)", o.rewound()) : ""),
                 o.skipped(), o.invoices(), o.billingRows(), o.analyticsRows(), o.lostBilling(), o.lostAnalytics(),
                 o.dupBilling() + o.unexpected(), o.dupAnalytics(), o.poison(), o.deadBilling(), o.deadAnalytics(),
@@ -50,13 +52,16 @@ final class FaultReport {
                         - *records produced*: good events delivered 1 to 4 times, poison messages, the canary.
                         - *extra deliveries*: good records consumed beyond one per record produced, \
                         = duplicates skipped + invoices − good records: the redeliveries the fault caused \
-                        (a rewind also shows how many offsets it reset).
+                        (a rewind also shows how many offsets it reset). A lower bound, as duplicates skipped is; \
+                        when the undercount is larger than the redeliveries the result is below zero, and shown \
+                        as "≥ 0".
                         - *duplicates skipped*: gauge `inbox_duplicates_skipped{consumer="billing"}`, in memory per \
                         server process, summed over the last value of each server lifetime. The service caches its \
                         gauges for 10 s, so each lifetime's value is read right before its stop or kill and at the \
-                        end, at least 10 s after any earlier read (a fresh value). Lifetimes ended by kill -9 or a \
-                        stop miss only what was skipped between that read and the signal (milliseconds; \
-                        with reads every second and a 10 s cache it would be up to 11 s).
+                        end, at least 10 s after any earlier read (a fresh value). A lifetime ended by kill -9 misses \
+                        only what was skipped between that read and the signal (milliseconds); one ended by a \
+                        graceful stop also misses what the server skipped while it stopped, as it goes on with \
+                        the records it had already polled. So the figure is a lower bound.
                         - *lost*: events without an invoice or inbox row at the end (not processed while the \
                         suite waited, up to 60 s without progress); *duplicated*: invoices beyond one per event \
                         (billing), orders counted twice in daily_revenue (analytics).
