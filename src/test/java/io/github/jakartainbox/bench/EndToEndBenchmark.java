@@ -388,12 +388,14 @@ public final class EndToEndBenchmark {
 
     private static void awaitReady() throws Exception {
         HttpClient http = HttpClient.newHttpClient();
+        // the application is up once its (open) metrics show the inbox gauges; the REST API needs a login
         HttpRequest ready = HttpRequest.newBuilder(URI.create("http://localhost:" + HTTP_PORT
-                + "/billing/api/invoices/count")).timeout(Duration.ofSeconds(5)).build();
+                + "/metrics?scope=application")).timeout(Duration.ofSeconds(5)).build();
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (System.nanoTime() < deadline) {
             try {
-                if (http.send(ready, HttpResponse.BodyHandlers.ofString()).statusCode() == 200) {
+                HttpResponse<String> metrics = http.send(ready, HttpResponse.BodyHandlers.ofString());
+                if (metrics.statusCode() == 200 && metrics.body().contains("inbox_processed")) {
                     return;
                 }
             } catch (java.io.IOException e) {
