@@ -83,11 +83,13 @@ public class IdempotentInterceptor {
     private Object withRetries(InvocationContext context, ConsumerSettings consumer, Delivery delivery,
                                String eventId, LocalDate month) throws Exception {
         RetryPolicy retry = consumer.retry();
+        byte[] fingerprint = consumer.fingerprint(delivery); // once per delivery, not per attempt
         int attempt = 1;
         int outages = 0;
         while (true) {
             try {
-                Outcome outcome = transactions.inNewTransaction(() -> attempt(context, consumer, delivery, eventId, month));
+                Outcome outcome = transactions.inNewTransaction(
+                        () -> attempt(context, consumer, delivery, eventId, fingerprint, month));
                 if (outcome.claim() != InboxClaim.Result.NEW) {
                     skipped(consumer, eventId, delivery, outcome.claim());
                     return acknowledged(context.getMethod(), delivery);
@@ -116,8 +118,8 @@ public class IdempotentInterceptor {
 
     /** One attempt, inside its own transaction. */
     private Outcome attempt(InvocationContext context, ConsumerSettings consumer, Delivery delivery, String eventId,
-                            LocalDate month) throws Exception {
-        InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, consumer.fingerprint(delivery), month);
+                            byte[] fingerprint, LocalDate month) throws Exception {
+        InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, fingerprint, month);
         if (claim != InboxClaim.Result.NEW) {
             return new Outcome(claim, null);
         }

@@ -82,14 +82,7 @@ class InboxClaim {
                     + "commits or rolls back together with the business change.");
         }
         try (Connection connection = database.connection()) {
-            if (insert(connection, consumer, eventId, fingerprint, month)) {
-                return Result.NEW;
-            }
-            if (fingerprint == null) {
-                return Result.DUPLICATE; // nothing to compare: no second statement
-            }
-            byte[] stored = storedFingerprint(connection, consumer, eventId, month);
-            return stored == null || Arrays.equals(stored, fingerprint) ? Result.DUPLICATE : Result.CONFLICTING_PAYLOAD;
+            return claimOn(connection, consumer, eventId, fingerprint, month);
         } catch (SQLException e) {
             if (month != null && "23514".equals(e.getSQLState())) {
                 throw new UnprocessableEventException("No inbox partition holds event month " + month + ": the "
@@ -102,7 +95,31 @@ class InboxClaim {
     }
 
     /**
-     * The claim statement itself, on a connection the caller's transaction owns (also used by the benchmark).
+     * The claim's statements on a connection whose transaction the caller owns: the INSERT, and only when it
+     * inserted nothing and a fingerprint is kept, the SELECT of the stored fingerprint (also used by the benchmark).
+     *
+     * @param connection  a connection in the transaction that will do the business change
+     * @param consumer    the consumer name
+     * @param eventId     the normalized event id
+     * @param fingerprint the payload's SHA-256, {@code null} when not kept
+     * @param month       the event's month in partitioned mode, {@code null} otherwise
+     * @return what the claim found
+     * @throws SQLException when a statement fails
+     */
+    static Result claimOn(Connection connection, String consumer, String eventId, byte[] fingerprint, LocalDate month)
+            throws SQLException {
+        if (insert(connection, consumer, eventId, fingerprint, month)) {
+            return Result.NEW;
+        }
+        if (fingerprint == null) {
+            return Result.DUPLICATE; // nothing to compare: no second statement
+        }
+        byte[] stored = storedFingerprint(connection, consumer, eventId, month);
+        return stored == null || Arrays.equals(stored, fingerprint) ? Result.DUPLICATE : Result.CONFLICTING_PAYLOAD;
+    }
+
+    /**
+     * The claim statement itself, on a connection the caller's transaction owns.
      *
      * @param connection  a connection in the transaction that will do the business change
      * @param consumer    the consumer name

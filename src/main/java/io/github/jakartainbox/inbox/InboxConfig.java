@@ -128,13 +128,11 @@ public final class InboxConfig {
 
     /**
      * @param annotated a consumer name as written in {@link Idempotent#consumer()}
-     * @return the name the inbox stores for it: {@code inbox.consumer.<annotated>.name} when set, else
-     *         {@code annotated}
+     * @return the name the inbox stores for it, looked up as {@link InboxConsumers} does ({@code
+     *         inbox.consumer.<annotated>.name}), else {@code annotated}
      */
     public static String consumerName(String annotated) {
-        return ConfigProvider.getConfig()
-                .getOptionalValue("inbox.consumer." + annotated + "." + NAME, String.class)
-                .map(String::trim).filter(v -> !v.isEmpty()).orElse(annotated);
+        return perConsumer(ConfigProvider.getConfig(), annotated, NAME, annotated);
     }
 
     static String perConsumer(Config config, String consumer, String key, String defaultValue) {

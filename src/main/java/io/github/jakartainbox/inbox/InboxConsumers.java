@@ -47,7 +47,7 @@ class InboxConsumers {
      */
     static ConsumerSettings resolve(String annotated, Instance<EventIdExtractor> extractors) {
         Config config = ConfigProvider.getConfig();
-        String name = InboxConfig.perConsumer(config, annotated, InboxConfig.NAME, annotated);
+        String name = InboxConfig.consumerName(annotated);
         if (!InboxConfig.isValidConsumerName(name)) {
             throw new IllegalStateException(InboxLog.format("INBOX0004E", "inbox.consumer." + annotated + ".name",
                     name, "1 to 100 characters of [A-Za-z0-9._-] starting with a letter or digit"));

@@ -1,17 +1,13 @@
 package io.github.jakartainbox.inbox;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Arrays;
 import javax.sql.DataSource;
 
 /**
  * The claim's statements for the benchmarks in package {@code io.github.jakartainbox.bench}, which run outside a
- * container: {@link InboxClaim#claim} itself needs CDI and an active JTA transaction, so this runs the same
- * statements in the same order on a connection whose transaction the caller owns ({@link InboxClaim#insert}, then,
- * only when nothing was inserted, {@link InboxClaim#FINGERPRINT_SQL}).
+ * container: {@link InboxClaim#claim} itself needs CDI and an active JTA transaction, so this runs its statements
+ * ({@link InboxClaim#claimOn}) on a connection whose transaction the caller owns.
  */
 public final class InboxClaimForBenchmarks {
 
@@ -34,19 +30,10 @@ public final class InboxClaimForBenchmarks {
      */
     public static boolean claim(Connection connection, String consumer, String eventId, byte[] fingerprint)
             throws SQLException {
-        if (InboxClaim.insert(connection, consumer, eventId, fingerprint, null)) {
-            return true;
+        InboxClaim.Result result = InboxClaim.claimOn(connection, consumer, eventId, fingerprint, null);
+        if (result == InboxClaim.Result.CONFLICTING_PAYLOAD) {
+            throw new IllegalStateException("conflicting payload for " + eventId);
         }
-        try (PreparedStatement select = connection.prepareStatement(InboxClaim.FINGERPRINT_SQL)) {
-            select.setString(1, consumer);
-            select.setString(2, eventId);
-            try (ResultSet row = select.executeQuery()) {
-                byte[] stored = row.next() ? row.getBytes(1) : null;
-                if (fingerprint != null && stored != null && !Arrays.equals(stored, fingerprint)) {
-                    throw new IllegalStateException("conflicting payload for " + eventId);
-                }
-                return false;
-            }
-        }
+        return result == InboxClaim.Result.NEW;
     }
 }
