@@ -185,11 +185,7 @@ public final class ClaimBenchmark {
                         + "per figure after %d warm-up, contenders in rotating order.%n%n", Load.now(), Load.machine(),
                 pgVersion, POOL, loadBefore, loadAfter, iterations, seconds, warmup));
         out.append("Claims per second, median (min–max) of the iterations; each claim is one transaction.\n\n");
-        out.append("| contender |");
-        configs.forEach(c -> out.append(' ').append(c.label()).append(" |"));
-        out.append(" round trips, new | round trips, duplicate |\n| --- |");
-        configs.forEach(c -> out.append(" ---: |"));
-        out.append(" ---: | ---: |\n");
+        header(out, configs, "round trips, new", "round trips, duplicate");
         results.forEach((name, figures) -> {
             out.append("| ").append(name).append(" |");
             configs.forEach(c -> out.append(' ').append(figures.get(c).rate()).append(" |"));
@@ -213,13 +209,21 @@ public final class ClaimBenchmark {
         return out.toString();
     }
 
-    private static void ratioTable(StringBuilder out, List<Config> configs, Map<String, Map<Config, Spread>> results,
-                                   java.util.function.ToDoubleFunction<Config> reference, boolean share) {
+    /** A table's header: the contender, one column per configuration, then the extra columns. */
+    private static void header(StringBuilder out, List<Config> configs, String... extra) {
         out.append("| contender |");
         configs.forEach(c -> out.append(' ').append(c.label()).append(" |"));
+        for (String column : extra) {
+            out.append(' ').append(column).append(" |");
+        }
         out.append("\n| --- |");
         configs.forEach(c -> out.append(" ---: |"));
-        out.append('\n');
+        out.append(" ---: |".repeat(extra.length)).append('\n');
+    }
+
+    private static void ratioTable(StringBuilder out, List<Config> configs, Map<String, Map<Config, Spread>> results,
+                                   java.util.function.ToDoubleFunction<Config> reference, boolean share) {
+        header(out, configs);
         results.forEach((name, figures) -> {
             out.append("| ").append(name).append(" |");
             configs.forEach(c -> out.append(String.format(" %.2f |", share

@@ -23,6 +23,26 @@ final class ClaimContenders {
     private ClaimContenders() {
     }
 
+    /** Work on a connection inside its transaction. */
+    interface TransactionWork<T> {
+        T on(Connection connection) throws SQLException;
+    }
+
+    /** The plain JDBC transaction every JDBC contender uses: autocommit off, the work, commit (rollback on failure). */
+    static <T> T inTransaction(DataSource pool, TransactionWork<T> work) throws SQLException {
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                T result = work.on(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
     /** One way to claim an event id in a transaction of its own. */
     interface Contender {
         String name();
@@ -90,17 +110,7 @@ final class ClaimContenders {
         }
 
         public boolean claim(String eventId) throws SQLException {
-            try (Connection c = pool.getConnection()) {
-                c.setAutoCommit(false);
-                try {
-                    boolean claimed = InboxClaimForBenchmarks.claim(c, CONSUMER, eventId, fingerprint);
-                    c.commit();
-                    return claimed;
-                } catch (SQLException | RuntimeException e) {
-                    c.rollback();
-                    throw e;
-                }
-            }
+            return inTransaction(pool, c -> InboxClaimForBenchmarks.claim(c, CONSUMER, eventId, fingerprint));
         }
 
         public String seedSql() {
@@ -201,45 +211,38 @@ final class ClaimContenders {
         }
 
         public boolean claim(String eventId) throws SQLException {
-            try (Connection c = pool.getConnection()) {
-                c.setAutoCommit(false);
-                try {
-                    boolean inserted;
-                    boolean seen;
-                    byte[] stored;
-                    try (PreparedStatement claim = c.prepareStatement(SQL)) {
-                        claim.setString(1, CONSUMER);
-                        claim.setString(2, eventId);
-                        claim.setBytes(3, fingerprint);
-                        claim.setString(4, CONSUMER);
-                        claim.setString(5, eventId);
-                        try (java.sql.ResultSet rs = claim.executeQuery()) {
-                            rs.next();
-                            inserted = rs.getLong(1) == 1;
-                            seen = rs.getBoolean(2);
-                            stored = rs.getBytes(3);
-                        }
+            return inTransaction(pool, c -> {
+                boolean inserted;
+                boolean seen;
+                byte[] stored;
+                try (PreparedStatement claim = c.prepareStatement(SQL)) {
+                    claim.setString(1, CONSUMER);
+                    claim.setString(2, eventId);
+                    claim.setBytes(3, fingerprint);
+                    claim.setString(4, CONSUMER);
+                    claim.setString(5, eventId);
+                    try (java.sql.ResultSet rs = claim.executeQuery()) {
+                        rs.next();
+                        inserted = rs.getLong(1) == 1;
+                        seen = rs.getBoolean(2);
+                        stored = rs.getBytes(3);
                     }
-                    if (!inserted && !seen) { // a racing first delivery committed after this statement's snapshot
-                        try (PreparedStatement select = c.prepareStatement(
-                                "SELECT payload_sha256 FROM inbox WHERE consumer = ? AND event_id = ?")) {
-                            select.setString(1, CONSUMER);
-                            select.setString(2, eventId);
-                            try (java.sql.ResultSet rs = select.executeQuery()) {
-                                stored = rs.next() ? rs.getBytes(1) : null;
-                            }
-                        }
-                    }
-                    if (!inserted && stored != null && !java.util.Arrays.equals(stored, fingerprint)) {
-                        throw new IllegalStateException("conflicting payload for " + eventId);
-                    }
-                    c.commit();
-                    return inserted;
-                } catch (SQLException | RuntimeException e) {
-                    c.rollback();
-                    throw e;
                 }
-            }
+                if (!inserted && !seen) { // a racing first delivery committed after this statement's snapshot
+                    try (PreparedStatement select = c.prepareStatement(
+                            "SELECT payload_sha256 FROM inbox WHERE consumer = ? AND event_id = ?")) {
+                        select.setString(1, CONSUMER);
+                        select.setString(2, eventId);
+                        try (java.sql.ResultSet rs = select.executeQuery()) {
+                            stored = rs.next() ? rs.getBytes(1) : null;
+                        }
+                    }
+                }
+                if (!inserted && stored != null && !java.util.Arrays.equals(stored, fingerprint)) {
+                    throw new IllegalStateException("conflicting payload for " + eventId);
+                }
+                return inserted;
+            });
         }
 
         public String seedSql() {
@@ -277,42 +280,35 @@ final class ClaimContenders {
         }
 
         public int claimAll(String[] eventIds) throws SQLException {
-            try (Connection c = pool.getConnection()) {
-                c.setAutoCommit(false);
-                try {
-                    java.util.Set<String> inserted = new java.util.HashSet<>();
-                    try (PreparedStatement insert = c.prepareStatement(INSERT)) {
-                        insert.setString(1, CONSUMER);
-                        insert.setBytes(2, fingerprint);
-                        insert.setArray(3, c.createArrayOf("text", eventIds));
-                        try (java.sql.ResultSet rs = insert.executeQuery()) {
-                            while (rs.next()) {
-                                inserted.add(rs.getString(1));
-                            }
+            return inTransaction(pool, c -> {
+                java.util.Set<String> inserted = new java.util.HashSet<>();
+                try (PreparedStatement insert = c.prepareStatement(INSERT)) {
+                    insert.setString(1, CONSUMER);
+                    insert.setBytes(2, fingerprint);
+                    insert.setArray(3, c.createArrayOf("text", eventIds));
+                    try (java.sql.ResultSet rs = insert.executeQuery()) {
+                        while (rs.next()) {
+                            inserted.add(rs.getString(1));
                         }
                     }
-                    if (inserted.size() < eventIds.length) {
-                        String[] rest = java.util.Arrays.stream(eventIds).filter(id -> !inserted.contains(id))
-                                .toArray(String[]::new);
-                        try (PreparedStatement select = c.prepareStatement(FINGERPRINTS)) {
-                            select.setString(1, CONSUMER);
-                            select.setArray(2, c.createArrayOf("text", rest));
-                            try (java.sql.ResultSet rs = select.executeQuery()) {
-                                while (rs.next()) {
-                                    if (!java.util.Arrays.equals(rs.getBytes(2), fingerprint)) {
-                                        throw new IllegalStateException("conflicting payload for " + rs.getString(1));
-                                    }
+                }
+                if (inserted.size() < eventIds.length) {
+                    String[] rest = java.util.Arrays.stream(eventIds).filter(id -> !inserted.contains(id))
+                            .toArray(String[]::new);
+                    try (PreparedStatement select = c.prepareStatement(FINGERPRINTS)) {
+                        select.setString(1, CONSUMER);
+                        select.setArray(2, c.createArrayOf("text", rest));
+                        try (java.sql.ResultSet rs = select.executeQuery()) {
+                            while (rs.next()) {
+                                if (!java.util.Arrays.equals(rs.getBytes(2), fingerprint)) {
+                                    throw new IllegalStateException("conflicting payload for " + rs.getString(1));
                                 }
                             }
                         }
                     }
-                    c.commit();
-                    return inserted.size();
-                } catch (SQLException | RuntimeException e) {
-                    c.rollback();
-                    throw e;
                 }
-            }
+                return inserted.size();
+            });
         }
 
         public String seedSql() {
@@ -333,19 +329,13 @@ final class ClaimContenders {
         }
 
         public boolean claim(String eventId) throws SQLException {
-            try (Connection c = pool.getConnection()) {
-                c.setAutoCommit(false);
+            return inTransaction(pool, c -> {
                 try (PreparedStatement insert = c.prepareStatement(SQL)) {
                     insert.setString(1, CONSUMER);
                     insert.setString(2, eventId);
-                    boolean claimed = insert.executeUpdate() == 1;
-                    c.commit();
-                    return claimed;
-                } catch (SQLException e) {
-                    c.rollback();
-                    throw e;
+                    return insert.executeUpdate() == 1;
                 }
-            }
+            });
         }
 
         public String seedSql() {

@@ -315,6 +315,18 @@ public final class EndToEndBenchmark {
         throw new IllegalStateException(variant.label() + ": offset " + target + " not committed within " + timeout);
     }
 
+    /** A liberty-kafka channel of the benchmark's test consumers, reading the variant's topic in its group. */
+    private static void channel(Map<String, String> v, String channel, Variant variant) {
+        String prefix = "mp.messaging.incoming." + channel + ".";
+        v.put(prefix + "connector", "liberty-kafka");
+        v.put(prefix + "topic", variant.topic());
+        v.put(prefix + "group.id", variant.group());
+        v.put(prefix + "key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+        v.put(prefix + "value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+        v.put(prefix + "auto.offset.reset", "earliest");
+        v.put(prefix + "enable.auto.commit", "false");
+    }
+
     private void writeServer(Variant inbox, Variant plain, String idle, Variant batch, Variant two) throws Exception {
         Path dir = WLP.resolve("usr/servers/" + SERVER);
         Files.createDirectories(dir.resolve("dropins"));
@@ -328,34 +340,13 @@ public final class EndToEndBenchmark {
         v.put("mp.messaging.incoming.orders-billing.group.id", inbox.group());
         v.put("mp.messaging.incoming.orders-analytics.topic", idle);
         v.put("mp.messaging.incoming.orders-analytics.group.id", idle);
-        String ch = "mp.messaging.incoming.bench-plain.";
-        v.put(ch + "connector", "liberty-kafka");
-        v.put(ch + "topic", plain.topic());
-        v.put(ch + "group.id", plain.group());
-        v.put(ch + "key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
-        v.put(ch + "value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
-        v.put(ch + "auto.offset.reset", "earliest");
-        v.put(ch + "enable.auto.commit", "false");
+        channel(v, "bench-plain", plain);
         for (String channel : two == null ? List.<String>of() : List.of("bench-two-a", "bench-two-b")) {
-            String t = "mp.messaging.incoming." + channel + ".";
-            v.put(t + "connector", "liberty-kafka");
-            v.put(t + "topic", two.topic());
-            v.put(t + "group.id", two.group());
-            v.put(t + "key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
-            v.put(t + "value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
-            v.put(t + "auto.offset.reset", "earliest");
-            v.put(t + "enable.auto.commit", "false");
+            channel(v, channel, two);
         }
         if (batch != null) {
-            String b = "mp.messaging.incoming.bench-batch.";
-            v.put(b + "connector", "liberty-kafka");
-            v.put(b + "topic", batch.topic());
-            v.put(b + "group.id", batch.group());
-            v.put(b + "batch", "true");
-            v.put(b + "key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
-            v.put(b + "value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
-            v.put(b + "auto.offset.reset", "earliest");
-            v.put(b + "enable.auto.commit", "false");
+            channel(v, "bench-batch", batch);
+            v.put("mp.messaging.incoming.bench-batch.batch", "true");
         }
         v.forEach((name, value) -> vars.append("  <variable name=\"").append(name).append("\" value=\"").append(value)
                 .append("\"/>\n"));

@@ -37,9 +37,7 @@ public final class RoundTrips extends SocketFactory {
 
     @Override
     public Socket createSocket(String host, int port) throws IOException {
-        Socket socket = createSocket();
-        socket.connect(new java.net.InetSocketAddress(host, port));
-        return socket;
+        return connected(new java.net.InetSocketAddress(host, port));
     }
 
     @Override
@@ -49,8 +47,12 @@ public final class RoundTrips extends SocketFactory {
 
     @Override
     public Socket createSocket(InetAddress host, int port) throws IOException {
+        return connected(new java.net.InetSocketAddress(host, port));
+    }
+
+    private Socket connected(java.net.InetSocketAddress address) throws IOException {
         Socket socket = createSocket();
-        socket.connect(new java.net.InetSocketAddress(host, port));
+        socket.connect(address);
         return socket;
     }
 
