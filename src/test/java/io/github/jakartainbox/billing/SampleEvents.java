@@ -40,7 +40,7 @@ public final class SampleEvents {
         int events = 10;
         int duplicates = 3;
         String topic = "orders.confirmed";
-        String bootstrap = "127.0.0.1:9092";
+        String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
         long seed = System.nanoTime();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @RunAsClient
 class ApiSecurityIT {
 
-    private static final String API = "http://localhost:9080/billing/api";
+    private static final String API = TestEnv.url("/billing/api");
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final List<String> READS = List.of("/invoices/count", "/invoices?limit=1", "/inbox", "/inbox/purge");
 

@@ -42,7 +42,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 class BadInputIT {
 
-    private static final String BOOTSTRAP = "127.0.0.1:9092";
+    private static final String BOOTSTRAP = TestEnv.BOOTSTRAP;
     private static final String TOPIC = "orders.confirmed";
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final int LARGE_VALUE = 5 * 1024 * 1024;

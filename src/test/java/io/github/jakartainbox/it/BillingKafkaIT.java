@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 class BillingKafkaIT {
 
-    private static final String BOOTSTRAP = "127.0.0.1:9092";
+    private static final String BOOTSTRAP = TestEnv.BOOTSTRAP;
     private static final Duration WAIT = Duration.ofSeconds(90);
     private final Db db = Db.lazy();
 

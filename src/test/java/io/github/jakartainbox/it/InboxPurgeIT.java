@@ -163,7 +163,7 @@ class InboxPurgeIT {
         String orderPrefix = "purge-live-" + UUID.randomUUID();
         List<Event> events = SampleEvents.events(orderPrefix, 300);
         long sendStarted = System.nanoTime();
-        try (KafkaProducer<String, String> producer = SampleEvents.producer("127.0.0.1:9092")) {
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             for (Event e : events) {
                 SampleEvents.send(producer, "orders.confirmed", List.of(e, e));
                 Thread.sleep(20);
@@ -204,7 +204,7 @@ class InboxPurgeIT {
     @Order(5)
     void inboxAndPurgeFiguresAreMetrics() throws Exception {
         String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://localhost:9080/metrics?scope=application")).build(),
+                URI.create(TestEnv.url("/metrics?scope=application"))).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         long deleted = db.number("SELECT total_deleted FROM inbox_purge_state");
         Matcher purged = Pattern.compile("(?m)^inbox_purge_deleted_rows\\{[^}]*\\} ([0-9.E]+)$").matcher(body);

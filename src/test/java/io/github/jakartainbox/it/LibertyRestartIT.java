@@ -69,7 +69,7 @@ class LibertyRestartIT {
         String run = "restart-" + UUID.randomUUID().toString().substring(0, 8);
         List<Event> events = SampleEvents.events(run, EVENTS);
         List<Event> deliveries = SampleEvents.withDuplicates(events, DUPLICATES, new Random(42));
-        try (KafkaProducer<String, String> producer = SampleEvents.producer("127.0.0.1:9092")) {
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             SampleEvents.send(producer, "orders.confirmed", deliveries);
         }
         String processed = "SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
@@ -107,7 +107,7 @@ class LibertyRestartIT {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (System.nanoTime() < deadline) {
             try {
-                if (Api.call("GET", "http://localhost:9080/billing/api/invoices/count", Api.READER).statusCode() == 200) {
+                if (Api.call("GET", TestEnv.url("/billing/api/invoices/count"), Api.READER).statusCode() == 200) {
                     return;
                 }
             } catch (IOException notYet) {
