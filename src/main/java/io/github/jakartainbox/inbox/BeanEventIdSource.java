@@ -25,7 +25,8 @@ final class BeanEventIdSource implements EventIdSource {
         try {
             return current.eventId(delivery.payload(), delivery.message());
         } catch (RuntimeException e) {
-            throw new InvalidEventIdException("EventIdExtractor bean '" + beanName + "' failed: " + e);
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0216E, beanName,
+                    Printable.of(String.valueOf(e), 200)));
         }
     }
 

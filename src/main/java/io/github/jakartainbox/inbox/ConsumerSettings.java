@@ -6,11 +6,11 @@ package io.github.jakartainbox.inbox;
  * @param name          the consumer name stored in the inbox
  * @param eventIdSource where its event ids are found
  * @param maxLength     the longest event id accepted
- * @param retry         its retry policy
+ * @param failurePolicy what happens after a failed attempt
  * @param eventTime     where the event's own time is found (used in partitioned mode only)
  * @param fingerprint   whether the payload's SHA-256 is stored and compared on duplicates
  */
-record ConsumerSettings(String name, EventIdSource eventIdSource, int maxLength, RetryPolicy retry,
+record ConsumerSettings(String name, EventIdSource eventIdSource, int maxLength, FailurePolicy failurePolicy,
                         EventTimeSource eventTime, boolean fingerprint) {
 
     /**
@@ -20,6 +20,11 @@ record ConsumerSettings(String name, EventIdSource eventIdSource, int maxLength,
      */
     String eventId(Delivery delivery) {
         return EventIds.normalize(eventIdSource.rawEventId(delivery), maxLength, eventIdSource.where());
+    }
+
+    /** @return its attempts and backoff */
+    RetryPolicy retry() {
+        return failurePolicy.retry();
     }
 
     /**

@@ -50,30 +50,24 @@ public final class EventIds {
      */
     public static String normalize(String raw, int maxLength, String where) {
         if (raw == null) {
-            throw new InvalidEventIdException("No event id: " + where + " is missing. The producer must set a "
-                    + "stable unique id (a UUID) on every event.");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0210E, where));
         }
         if (raw.isBlank()) {
-            throw new InvalidEventIdException("Blank event id in " + where + ". The producer must set a stable "
-                    + "unique id (a UUID) on every event.");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0211E, where));
         }
         int length = raw.codePointCount(0, raw.length());
         if (length > maxLength) {
-            throw new InvalidEventIdException("Event id in " + where + " is " + length + " characters long; at "
-                    + "most " + maxLength + " are accepted (inbox.event-id.max-length). Starts with: "
-                    + Printable.of(raw, 40));
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0212E, where, length, maxLength,
+                    Printable.of(raw, 40)));
         }
         if (isSpace(raw.codePointAt(0)) || isSpace(raw.codePointBefore(raw.length()))) {
-            throw new InvalidEventIdException("Event id in " + where + " has leading or trailing whitespace: '"
-                    + Printable.of(raw, 80) + "'. Ids are not trimmed, so that two different ids never collapse into one.");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0213E, where, Printable.of(raw, 80)));
         }
         if (raw.codePoints().anyMatch(c -> Character.isISOControl(c) || Character.getType(c) == Character.FORMAT)) {
-            throw new InvalidEventIdException("Event id in " + where + " contains control or invisible format "
-                    + "characters (such as U+200B or U+FEFF).");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0214E, where));
         }
         if (raw.indexOf('\uFFFD') >= 0) {
-            throw new InvalidEventIdException("Event id in " + where + " contains U+FFFD, the replacement "
-                    + "character: the producer's bytes were not valid UTF-8, and two such ids could not be told apart.");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0215E, where));
         }
         if (UUID_TEXT.matcher(raw).matches()) {
             return raw.toLowerCase(Locale.ROOT);

@@ -42,8 +42,8 @@ final class EventMonths {
         try {
             return OffsetDateTime.parse(text).toInstant();
         } catch (DateTimeParseException | NullPointerException e) {
-            throw new UnprocessableEventException(where + " must be an ISO-8601 date-time with offset, such as "
-                    + "2026-10-31T23:59:59Z; got " + text);
+            throw new UnprocessableEventException(InboxLog.format(InboxMessage.INBOX0233E, where,
+                    Printable.of(text, 60)));
         }
     }
 

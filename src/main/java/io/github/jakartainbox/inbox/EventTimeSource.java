@@ -27,16 +27,13 @@ final class EventTimeSource {
         if (field != null) {
             String text = field.rawEventId(delivery);
             if (text == null) {
-                throw new UnprocessableEventException("The partitioned inbox needs the event's time: "
-                        + field.where() + " is missing.");
+                throw new UnprocessableEventException(InboxLog.format(InboxMessage.INBOX0230E, field.where()));
             }
             time = EventMonths.parseEventTime(text, field.where());
         } else {
             time = EventMonths.uuidV7Time(eventId);
             if (time == null) {
-                throw new UnprocessableEventException("The partitioned inbox needs the event's own time: event id "
-                        + eventId + " is not a UUIDv7. Send UUIDv7 event ids or set "
-                        + "inbox.consumer.<consumer>.event-time.field.");
+                throw new UnprocessableEventException(InboxLog.format(InboxMessage.INBOX0231E, eventId));
             }
         }
         return EventMonths.monthOf(time);

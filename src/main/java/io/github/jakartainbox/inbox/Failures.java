@@ -2,9 +2,6 @@ package io.github.jakartainbox.inbox;
 
 import jakarta.transaction.TransactionalException;
 import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTransientConnectionException;
-import java.sql.SQLNonTransientConnectionException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.lang.reflect.InvocationTargetException;
@@ -24,36 +21,6 @@ final class Failures {
             current = current.getCause();
         }
         return current;
-    }
-
-    /**
-     * Whether the database could not be reached or used: no connection could be had at all
-     * ({@link DatabaseUnavailableException}, whatever PostgreSQL's reason), or the connection was refused, lost or
-     * terminated (SQLState class 08; class 53, insufficient resources such as too many connections or a full
-     * disk; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now; PostgreSQL "Errors and Messages",
-     * appendix A). Such a failure says nothing about the event, so it does not count as an attempt: the delivery
-     * waits and tries again, unacknowledged.
-     *
-     * @param failure what an attempt threw
-     * @return {@code true} for a connection-level failure anywhere in the cause chain
-     */
-    static boolean isDatabaseUnavailable(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof DatabaseUnavailableException) {
-                return true;
-            }
-            if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException
-                    || t instanceof SQLRecoverableException) {
-                return true;
-            }
-            if (t instanceof SQLException sql && sql.getSQLState() != null) {
-                String state = sql.getSQLState();
-                if (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P0")) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     /**

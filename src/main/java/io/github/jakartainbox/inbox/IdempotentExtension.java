@@ -21,7 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.logging.Level;
+import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.reactive.messaging.Acknowledgment;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -41,6 +42,9 @@ public class IdempotentExtension implements Extension {
 
     private static final String CONSUMER_KEYS = "inbox.consumer.";
 
+    /** Namespaces under {@code inbox.} that other capabilities of the library declare and check themselves. */
+    private static final List<String> OTHER_CAPABILITIES = List.of("inbox.outbox.");
+
     private final List<String> problems = new ArrayList<>();
     private final Map<String, List<Method>> methodsByConsumer = new TreeMap<>();
 
@@ -53,45 +57,89 @@ public class IdempotentExtension implements Extension {
                         ? annotated.getAnnotation(Idempotent.class) : type.getAnnotation(Idempotent.class);
                 Method method = annotated.getJavaMember();
                 check(type.getJavaClass(), method, binding).forEach(
-                        p -> problems.add(InboxLog.format("INBOX0005E", describe(method), p)));
+                        p -> problems.add(InboxLog.format(InboxMessage.INBOX0005E, describe(method), p)));
                 methodsByConsumer.computeIfAbsent(binding.consumer(), c -> new ArrayList<>()).add(method);
             }
         }
     }
 
     void report(@Observes AfterDeploymentValidation event, BeanManager beans) {
-        methodsByConsumer.forEach((consumer, methods) -> checkConfiguration(consumer, methods, beans));
+        Map<String, String> consumerByStoredName = new TreeMap<>();
+        methodsByConsumer.forEach((consumer, methods) -> {
+            String stored = checkConfiguration(consumer, methods, beans);
+            String other = stored == null ? null : consumerByStoredName.putIfAbsent(stored, consumer);
+            if (other != null) {
+                problems.add(InboxLog.format(InboxMessage.INBOX0007E, other, describe(methodsByConsumer.get(other)),
+                        consumer, describe(methods), stored));
+            }
+        });
         problems.forEach(problem -> {
             InboxLog.LOG.severe(problem); // its own line, besides the deployment failure that carries it
             event.addDeploymentProblem(new DeploymentException(problem));
         });
-        for (String key : ConfigProvider.getConfig().getPropertyNames()) {
+        Config config = ConfigProvider.getConfig();
+        for (String key : config.getPropertyNames()) {
             // retention keys may name consumers that only the purge knows (rows of a retired consumer)
-            boolean retention = key.endsWith("." + InboxConfig.RETENTION) || key.endsWith("." + InboxConfig.TOPIC_RETENTION);
+            boolean retention = key.endsWith("." + InboxConfig.RETENTION.name())
+                    || key.endsWith("." + InboxConfig.TOPIC_RETENTION.name());
             if (!retention && key.startsWith(CONSUMER_KEYS) && key.indexOf('.', CONSUMER_KEYS.length()) > 0) {
                 String consumer = key.substring(CONSUMER_KEYS.length(), key.indexOf('.', CONSUMER_KEYS.length()));
                 if (!methodsByConsumer.containsKey(consumer)) {
-                    InboxLog.log(Level.WARNING, "INBOX0006W", consumer, key);
+                    InboxLog.log(InboxMessage.INBOX0006W, consumer, key);
                 }
             }
+            if (!isKnownKey(key)) {
+                InboxLog.log(InboxMessage.INBOX0011W, key);
+            }
         }
+        // the name has no global form: INBOX_NAME in the environment would otherwise be ignored in silence
+        config.getOptionalValue("inbox." + InboxConfig.NAME.name(), String.class)
+                .ifPresent(value -> InboxLog.log(InboxMessage.INBOX0011W, "inbox." + InboxConfig.NAME.name()));
     }
 
-    /** Resolves the consumer's configuration now, so that a wrong key fails the deployment, not a delivery. */
-    private void checkConfiguration(String consumer, List<Method> methods, BeanManager beans) {
+    /**
+     * @param key a configuration property name
+     * @return {@code false} for a name in the inbox's namespace that is none of its keys (a misspelling, or a key
+     *         without the form used); {@code true} for every other name
+     */
+    static boolean isKnownKey(String key) {
+        if (!key.startsWith("inbox.")) {
+            return true;
+        }
+        for (InboxConfig.Key<?> known : InboxConfig.keys()) {
+            if (known.scope() != InboxConfig.Scope.PER_CONSUMER && key.equals(known.globalName())) {
+                return true;
+            }
+            if (known.scope() != InboxConfig.Scope.GLOBAL && key.startsWith(CONSUMER_KEYS)
+                    && key.endsWith("." + known.name())
+                    && key.length() > CONSUMER_KEYS.length() + known.name().length() + 1) {
+                return true;
+            }
+        }
+        return OTHER_CAPABILITIES.stream().anyMatch(key::startsWith);
+    }
+
+    /**
+     * Resolves the consumer's configuration now, so that a wrong key fails the deployment, not a delivery.
+     *
+     * @return the name stored in the inbox for this consumer; {@code null} when its configuration is wrong
+     */
+    private String checkConfiguration(String consumer, List<Method> methods, BeanManager beans) {
         if (!InboxConfig.isValidConsumerName(consumer)) {
-            return; // already reported by check()
+            return null; // already reported by check()
         }
         try {
             ConsumerSettings settings = InboxConsumers.resolve(consumer,
                     beans.createInstance().select(EventIdExtractor.class));
             if (settings.eventIdSource().needsMessage()) {
                 methods.stream().filter(m -> Delivery.messageParameterIndex(m) < 0).forEach(m -> problems.add(
-                        InboxLog.format("INBOX0005E", describe(m), "consumer '" + consumer + "' reads its event ids "
+                        InboxLog.format(InboxMessage.INBOX0005E, describe(m), "consumer '" + consumer + "' reads its event ids "
                                 + "from a Kafka header, so the method must take a Message<T> parameter.")));
             }
+            return settings.name();
         } catch (IllegalStateException e) {
             problems.add(e.getMessage());
+            return null;
         }
     }
 
@@ -169,6 +217,10 @@ public class IdempotentExtension implements Extension {
             }
         }
         return false;
+    }
+
+    private static String describe(List<Method> methods) {
+        return methods.stream().map(IdempotentExtension::describe).collect(Collectors.joining(", "));
     }
 
     private static String describe(Method method) {

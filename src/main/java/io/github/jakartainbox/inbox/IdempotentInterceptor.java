@@ -9,7 +9,6 @@ import java.lang.reflect.Method;
 import java.time.LocalDate;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.logging.Level;
 
 /**
  * Claims each delivery in the inbox and runs the idempotent method only for a new event, in one JTA
@@ -53,7 +52,7 @@ public class IdempotentInterceptor {
             eventId = consumer.eventId(delivery);
         } catch (RuntimeException e) {
             // InvalidEventIdException, or anything else reading the id threw: never let it reach the connector
-            InboxLog.log(Level.SEVERE, "INBOX0204E", consumer.name(), Failures.describe(e));
+            InboxLog.log(InboxMessage.INBOX0204E, consumer.name(), Failures.describe(e));
             deadLetter(consumer, null, delivery, e, 0);
             return acknowledged(context.getMethod(), delivery);
         }
@@ -82,10 +81,8 @@ public class IdempotentInterceptor {
 
     private Object withRetries(InvocationContext context, ConsumerSettings consumer, Delivery delivery,
                                String eventId, LocalDate month) throws Exception {
-        RetryPolicy retry = consumer.retry();
+        FailurePolicy.Tracker failures = consumer.failurePolicy().newDelivery();
         byte[] fingerprint = consumer.fingerprint(delivery); // once per delivery, not per attempt
-        int attempt = 1;
-        int outages = 0;
         while (true) {
             try {
                 Outcome outcome = transactions.inNewTransaction(
@@ -96,22 +93,28 @@ public class IdempotentInterceptor {
                 }
                 return delivery.message() == null ? outcome.result() : acknowledged(context.getMethod(), delivery);
             } catch (Exception failure) {
-                Throwable cause = Failures.cause(failure);
-                boolean databaseDown = Failures.isDatabaseUnavailable(failure);
-                if (!databaseDown && (cause instanceof UnprocessableEventException || !retry.retriesAfter(attempt))) {
-                    deadLetter(consumer, eventId, delivery, cause, attempt);
+                FailurePolicy.Decision decision = failures.failed(failure);
+                if (decision.action() == FailurePolicy.Action.DEAD_LETTER) {
+                    deadLetter(consumer, eventId, delivery, decision.reason(), Math.max(decision.attempts(), 1));
                     return acknowledged(context.getMethod(), delivery);
                 }
-                // a database outage is not the event's fault: wait, backing off, without using up an attempt
-                long waitMillis = retry.delayAfter(databaseDown ? ++outages : attempt).toMillis();
-                InboxLog.log(Level.WARNING, "INBOX0201W", consumer.name(), eventId,
-                        databaseDown ? "(database unavailable)" : String.valueOf(attempt),
-                        String.valueOf(retry.maxAttempts()), String.valueOf(waitMillis), Failures.describe(failure));
+                long waitMillis = decision.delay().toMillis();
+                String cause = Failures.describe(failure);
+                switch (decision.kind()) {
+                    case OUTAGE -> InboxLog.log(InboxMessage.INBOX0206W, consumer.name(), eventId,
+                            String.valueOf(waitMillis), cause);
+                    case TRANSIENT -> {
+                        InboxLog.log(InboxMessage.INBOX0205W, consumer.name(), eventId,
+                                FailureKind.sqlState(failure), decision.waited(),
+                                consumer.failurePolicy().transientBudget(), String.valueOf(waitMillis), cause);
+                        statistics.transientWait(consumer.name());
+                    }
+                    default -> InboxLog.log(InboxMessage.INBOX0201W, consumer.name(), eventId,
+                            String.valueOf(decision.attempts()), String.valueOf(consumer.retry().maxAttempts()),
+                            String.valueOf(waitMillis), cause);
+                }
                 statistics.retried(consumer.name());
                 sleep(waitMillis, failure);
-                if (!databaseDown) {
-                    attempt++;
-                }
             }
         }
     }
@@ -136,8 +139,8 @@ public class IdempotentInterceptor {
             stage.toCompletableFuture().get();
         }
         if (message != null && message.nackReason() != null) {
-            throw new IllegalStateException("The method nacked the message: " + message.nackReason(),
-                    message.nackReason());
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0209E,
+                    Failures.describe(message.nackReason())), message.nackReason());
         }
         return new Outcome(InboxClaim.Result.NEW, result);
     }
@@ -151,15 +154,12 @@ public class IdempotentInterceptor {
         statistics.duplicateSkipped(consumer.name());
         if (claim == InboxClaim.Result.DUPLICATE) {
             // a replay is normal: counted (duplicatesSkipped), logged only at FINE, so a rewind cannot flood the log
-            InboxLog.log(Level.FINE, "INBOX0101I", consumer.name(), eventId);
+            InboxLog.log(InboxMessage.INBOX0101I, consumer.name(), eventId);
             return;
         }
-        InboxLog.log(Level.SEVERE, "INBOX0102E", consumer.name(), eventId);
-        deadLetter(consumer, eventId, delivery, new UnprocessableEventException("Event id " + eventId
-                + " was already processed by consumer " + consumer.name() + " with a different payload (SHA-256 "
-                + "differs from the one stored in table inbox): the producer reused the event id, or changed the "
-                + "event's bytes on a retry. This payload was NOT processed. Fix the producer; if its retries "
-                + "re-serialize events, set inbox.consumer." + consumer.name() + ".fingerprint=none."), 0);
+        InboxLog.log(InboxMessage.INBOX0102E, consumer.name(), eventId);
+        deadLetter(consumer, eventId, delivery, new UnprocessableEventException(
+                InboxLog.format(InboxMessage.INBOX0103E, eventId, consumer.name())), 0);
     }
 
     /**
@@ -180,13 +180,15 @@ public class IdempotentInterceptor {
                             withPayload ? error : "payload not stored (" + error + ")", attempts);
                     return null;
                 });
-                InboxLog.log(Level.SEVERE, "INBOX0202E", consumer.name(), shownId, String.valueOf(attempts), error);
+                InboxLog.log(InboxMessage.INBOX0202E, consumer.name(), shownId, String.valueOf(attempts), error);
                 return;
             } catch (Exception e) {
-                // a database outage: wait and retry; anything else (the row itself is refused): retry without payload
-                full = Failures.isDatabaseUnavailable(e);
+                // the database is away or busy: wait and retry; anything else (the row itself is refused): retry
+                // without the payload
+                FailureKind kind = FailureKind.of(e);
+                full = kind == FailureKind.OUTAGE || kind == FailureKind.TRANSIENT;
                 long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();
-                InboxLog.log(Level.SEVERE, "INBOX0203E", consumer.name(), shownId, Failures.describe(e),
+                InboxLog.log(InboxMessage.INBOX0203E, consumer.name(), shownId, Failures.describe(e),
                         String.valueOf(waitMillis));
                 sleep(waitMillis, e);
             }

@@ -78,17 +78,13 @@ class InboxClaim {
      */
     Result claim(String consumer, String eventId, byte[] fingerprint, LocalDate month) throws SQLException {
         if (!transactions.isActive()) {
-            throw new IllegalStateException("The inbox claim needs an active JTA transaction, so that the inbox row "
-                    + "commits or rolls back together with the business change.");
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0009E));
         }
         try (Connection connection = database.connection()) {
             return claimOn(connection, consumer, eventId, fingerprint, month);
         } catch (SQLException e) {
             if (month != null && "23514".equals(e.getSQLState())) {
-                throw new UnprocessableEventException("No inbox partition holds event month " + month + ": the "
-                        + "event is older than the inbox retention (its row may have been purged, so whether it "
-                        + "was processed is unknown; re-drive it only if it was not) or further ahead than "
-                        + "inbox.partition.months-ahead.", e);
+                throw new UnprocessableEventException(InboxLog.format(InboxMessage.INBOX0232E, month), e);
             }
             throw e;
         }

@@ -2,120 +2,290 @@ package io.github.jakartainbox.inbox;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
- * Every MicroProfile Config key of the inbox, with its default, in one place. Liberty {@code <variable>}s in
- * {@code server.xml} are MicroProfile Config properties, so each key can be set there.
+ * The key catalogue: every MicroProfile Config key of the inbox, declared once with its scope, default, bounds and
+ * parser. Liberty {@code <variable>}s in {@code server.xml} are MicroProfile Config properties, so each key can be
+ * set there, and the environment sets any key too (dots and dashes as underscores, upper case:
+ * {@code INBOX_CONSUMER_BILLING_RETENTION}). README's configuration table is checked against {@link #keys()} by a
+ * unit test.
  *
- * <p>Keys marked "per consumer" are looked up first as {@code inbox.consumer.<consumer>.<key>}, then as
- * {@code inbox.<key>}, then take the default. {@code <consumer>} is the name given in
- * {@link Idempotent#consumer()}. Values are read once, when a consumer first receives a message.
+ * <p>Rules shared by all keys: values are trimmed, and an empty value counts as unset; enumerated values (and
+ * booleans, which are {@code true} or {@code false} and nothing else) are matched ignoring case; durations are
+ * ISO-8601 ({@code PT0.2S}, {@code P14D}); a value that does not parse fails the deployment with {@code INBOX0004E}
+ * naming the key and what it must be.
  */
 public final class InboxConfig {
 
-    /** JNDI name of the JTA datasource that holds the inbox; the business data must use the same one. */
-    public static final String DATASOURCE = "inbox.datasource";
-    public static final String DATASOURCE_DEFAULT = "jdbc/inbox";
+    /** Where a key is looked up. */
+    public enum Scope {
+        /** {@code inbox.<key>} only. */
+        GLOBAL("global"),
+        /** {@code inbox.consumer.<consumer>.<key>} only: no global fallback (a consumer's name). */
+        PER_CONSUMER("per consumer"),
+        /** {@code inbox.consumer.<consumer>.<key>}, else {@code inbox.<key>}, else the default. */
+        PER_CONSUMER_OR_GLOBAL("per consumer, else global");
 
-    /** Whether the inbox creates and upgrades its own tables with Flyway at startup ({@code db/inbox/*.sql}). */
-    public static final String SCHEMA_MIGRATE = "inbox.schema.migrate";
-    public static final boolean SCHEMA_MIGRATE_DEFAULT = true;
+        private final String text;
 
-    /** Per consumer: overrides the consumer name of {@link Idempotent#consumer()}. */
-    public static final String NAME = "name";
+        Scope(String text) {
+            this.text = text;
+        }
 
-    /** Per consumer: where the event id is found: {@code payload} (a JSON field), {@code header} (a Kafka
-     *  record header) or {@code bean} (an {@link io.github.jakartainbox.inbox.spi.EventIdExtractor}). */
-    public static final String EVENT_ID_SOURCE = "event-id.source";
-    public static final String EVENT_ID_SOURCE_DEFAULT = "payload";
+        /** @return how README's table names this scope */
+        public String text() {
+            return text;
+        }
+    }
 
-    /** Per consumer: the top-level JSON field holding the event id, for source {@code payload}. */
-    public static final String EVENT_ID_FIELD = "event-id.field";
-    public static final String EVENT_ID_FIELD_DEFAULT = "event_id";
+    /**
+     * One configuration key.
+     *
+     * @param <T> the type of its parsed value
+     */
+    public static final class Key<T> {
 
-    /** Per consumer: the Kafka header holding the event id (UTF-8), for source {@code header}; use
-     *  {@code ce_id} for CloudEvents in Kafka binary mode. */
-    public static final String EVENT_ID_HEADER = "event-id.header";
-    public static final String EVENT_ID_HEADER_DEFAULT = "event_id";
+        private final String name;
+        private final Scope scope;
+        private final String defaultText;
+        private final String allowed;
+        private final Function<String, T> parser;
 
-    /** Per consumer: the {@code @Named} name of the {@code EventIdExtractor} bean, for source {@code bean}. */
-    public static final String EVENT_ID_BEAN = "event-id.bean";
+        private Key(String name, Scope scope, String defaultText, String allowed, Function<String, T> parser) {
+            this.name = name;
+            this.scope = scope;
+            this.defaultText = defaultText;
+            this.allowed = allowed;
+            this.parser = parser;
+            if (defaultText != null && parser.apply(defaultText) == null) {
+                throw new IllegalArgumentException(name + ": default " + defaultText + " is not " + allowed);
+            }
+        }
 
-    /** Per consumer: the longest event id accepted, in characters, 1 to 255. */
-    public static final String EVENT_ID_MAX_LENGTH = "event-id.max-length";
-    public static final int EVENT_ID_MAX_LENGTH_DEFAULT = 128;
+        /** @return the key as README writes it: {@code inbox.datasource} for a global key, {@code retry.delay}
+         *          for a per-consumer key (read as {@code inbox.consumer.<consumer>.retry.delay}) */
+        public String name() {
+            return name;
+        }
 
-    /** Per consumer: {@code payload} stores the SHA-256 of each processed payload with its inbox row, so that the
-     *  same event id arriving again with a different payload is dead-lettered and logged (INBOX0102E) rather
-     *  than skipped in silence; {@code none} stores nothing (for producers that re-serialize a retried event,
-     *  changing its bytes). */
-    public static final String FINGERPRINT = "fingerprint";
-    public static final String FINGERPRINT_DEFAULT = "payload";
+        /** @return where the key is looked up */
+        public Scope scope() {
+            return scope;
+        }
 
-    /** Per consumer: attempts in all (the first one included) before an event is dead-lettered; at least 1. */
-    public static final String RETRY_MAX_ATTEMPTS = "retry.max-attempts";
-    public static final int RETRY_MAX_ATTEMPTS_DEFAULT = 3;
+        /** @return the default as text, empty when the key has none */
+        public Optional<String> defaultText() {
+            return Optional.ofNullable(defaultText);
+        }
 
-    /** Per consumer: ISO-8601 duration waited before the second attempt; doubled for each further one. */
-    public static final String RETRY_DELAY = "retry.delay";
-    public static final Duration RETRY_DELAY_DEFAULT = Duration.ofMillis(200);
+        /** @return what a value must be, as the error text says it */
+        public String allowed() {
+            return allowed;
+        }
 
-    /** Per consumer: ISO-8601 duration, the longest wait between two attempts. */
-    public static final String RETRY_MAX_DELAY = "retry.max-delay";
-    public static final Duration RETRY_MAX_DELAY_DEFAULT = Duration.ofSeconds(5);
+        /** @return the property name of the global form: {@code inbox.<key>} */
+        String globalName() {
+            return name.startsWith("inbox.") ? name : "inbox." + name;
+        }
 
-    /** Per consumer: ISO-8601 duration an inbox row is kept after processing; must exceed the longest possible
-     *  replay (the topic's retention and the consumer group's offset retention). */
-    public static final String RETENTION = "retention";
-    public static final Duration RETENTION_DEFAULT = Duration.ofDays(14);
+        /** @return the property name for one consumer: {@code inbox.consumer.<consumer>.<key>} */
+        String consumerName(String consumer) {
+            return "inbox.consumer." + consumer + "." + name;
+        }
 
-    /** Per consumer: ISO-8601 duration, the retention of the topic the consumer reads; when set, a shorter or
-     *  equal inbox retention is logged as a warning at start (INBOX0301W). */
-    public static final String TOPIC_RETENTION = "topic-retention";
+        /**
+         * @param config the configuration
+         * @return the global value, else the default; empty when neither is set
+         * @throws IllegalStateException (INBOX0004E) when the value does not parse
+         */
+        Optional<T> find(Config config) {
+            if (scope == Scope.PER_CONSUMER) {
+                throw new IllegalArgumentException(name + " has no global form");
+            }
+            return read(config, globalName()).or(() -> defaultValue());
+        }
 
-    /** Per consumer: top-level JSON field with the event's own time (ISO-8601 with offset), used in
-     *  partitioned mode; without it the event id must be a UUIDv7. */
-    public static final String EVENT_TIME_FIELD = "event-time.field";
+        /**
+         * @param config   the configuration
+         * @param consumer the consumer name of {@link Idempotent#consumer()}
+         * @return the consumer's value, else (unless {@link Scope#PER_CONSUMER}) the global one, else the default
+         * @throws IllegalStateException (INBOX0004E) when the value does not parse
+         */
+        Optional<T> find(Config config, String consumer) {
+            if (scope == Scope.GLOBAL) {
+                throw new IllegalArgumentException(name + " has no per-consumer form");
+            }
+            Optional<T> own = read(config, consumerName(consumer));
+            if (own.isPresent() || scope == Scope.PER_CONSUMER) {
+                return own.or(() -> defaultValue());
+            }
+            return read(config, globalName()).or(() -> defaultValue());
+        }
 
-    /** {@code none} (one table, purged by batched DELETE) or {@code monthly} (partitioned by the event's month,
-     *  expired months dropped whole); {@code monthly} applies migration db/inbox-monthly, which is one-way. */
-    public static final String PARTITIONING = "inbox.partitioning";
-    public static final String PARTITIONING_DEFAULT = "none";
+        /** @return {@link #find(Config)} for a key that has a default */
+        T get(Config config) {
+            return find(config).orElseThrow();
+        }
 
-    /** Monthly mode: how many months after the current one have their partition created ahead of time. */
-    public static final String PARTITION_MONTHS_AHEAD = "inbox.partition.months-ahead";
-    public static final int PARTITION_MONTHS_AHEAD_DEFAULT = 3;
+        /** @return {@link #find(Config, String)} for a key that has a default */
+        T get(Config config, String consumer) {
+            return find(config, consumer).orElseThrow();
+        }
 
-    /** Monthly mode: ISO-8601 duration a partition DDL statement waits for its lock before giving up until the
-     *  next purge run, so that it never queues behind readers and writers. */
-    public static final String PARTITION_LOCK_TIMEOUT = "inbox.partition.lock-timeout";
-    public static final Duration PARTITION_LOCK_TIMEOUT_DEFAULT = Duration.ofSeconds(2);
+        private Optional<T> defaultValue() {
+            return Optional.ofNullable(defaultText).map(parser);
+        }
 
-    /** When the purge runs: an EJB calendar expression of six fields, {@code second minute hour dayOfMonth
-     *  month dayOfWeek} (Jakarta Enterprise Beans 4.0, section 13.3.1), or {@code off}. */
-    public static final String PURGE_SCHEDULE = "inbox.purge.schedule";
-    public static final String PURGE_SCHEDULE_DEFAULT = "0 */5 * * * *";
+        private Optional<T> read(Config config, String property) {
+            Optional<String> text = config.getOptionalValue(property, String.class).map(String::trim)
+                    .filter(v -> !v.isEmpty());
+            return text.map(v -> parse(property, v));
+        }
 
-    /** Rows deleted per transaction by the purge. */
-    public static final String PURGE_BATCH_SIZE = "inbox.purge.batch-size";
-    public static final int PURGE_BATCH_SIZE_DEFAULT = 5000;
-
-    /** ISO-8601 duration of a purge run's lease, renewed after every batch; another server takes over a lease
-     *  that its owner let expire (it crashed). */
-    public static final String PURGE_LEASE = "inbox.purge.lease";
-    public static final Duration PURGE_LEASE_DEFAULT = Duration.ofMinutes(10);
-
-    /** ISO-8601 duration after which a purge that has not succeeded is reported overdue. */
-    public static final String PURGE_OVERDUE_AFTER = "inbox.purge.overdue-after";
-    public static final Duration PURGE_OVERDUE_AFTER_DEFAULT = Duration.ofHours(1);
+        /**
+         * @param property the property the text came from, for the error
+         * @param text     the trimmed value
+         * @return the parsed value
+         * @throws IllegalStateException (INBOX0004E) when it does not parse
+         */
+        T parse(String property, String text) {
+            T value = parser.apply(text);
+            if (value == null) {
+                throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0004E, property, text, allowed));
+            }
+            return value;
+        }
+    }
 
     private static final Pattern CONSUMER_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+    private static final String POSITIVE_DURATION = "a positive ISO-8601 duration such as PT10M";
+    private static final String NON_NEGATIVE_DURATION = "a non-negative ISO-8601 duration such as PT0.2S";
+
+    /** JNDI name of the JTA datasource that holds the inbox; the business data must use the same one. */
+    public static final Key<String> DATASOURCE = new Key<>("inbox.datasource", Scope.GLOBAL, "jdbc/inbox",
+            "a JNDI name", InboxConfig::text);
+
+    /** Whether the inbox creates and upgrades its own tables with Flyway at start. */
+    public static final Key<Boolean> SCHEMA_MIGRATE = new Key<>("inbox.schema.migrate", Scope.GLOBAL, "true",
+            "true or false", InboxConfig::bool);
+
+    /** {@code none} (one table, purged by batched DELETE) or {@code monthly} (partitioned by the event's month,
+     *  one-way migration). */
+    public static final Key<String> PARTITIONING = new Key<>("inbox.partitioning", Scope.GLOBAL, "none",
+            "none or monthly", choice("none", "monthly"));
+
+    /** Monthly mode: months after the current one whose partitions are created ahead of time. */
+    public static final Key<Integer> PARTITION_MONTHS_AHEAD = new Key<>("inbox.partition.months-ahead",
+            Scope.GLOBAL, "3", "an integer from 1 to 120", integer(1, 120));
+
+    /** Monthly mode: how long partition DDL waits for its lock before giving up until the next purge run. */
+    public static final Key<Duration> PARTITION_LOCK_TIMEOUT = new Key<>("inbox.partition.lock-timeout",
+            Scope.GLOBAL, "PT2S", POSITIVE_DURATION, duration(false));
+
+    /** When the purge runs: an EJB calendar expression of six fields, {@code second minute hour dayOfMonth month
+     *  dayOfWeek} (Jakarta Enterprise Beans 4.0, section 13.3.1), or {@code off}. */
+    public static final Key<String> PURGE_SCHEDULE = new Key<>("inbox.purge.schedule", Scope.GLOBAL,
+            "0 */5 * * * *", "six fields 'second minute hour dayOfMonth month dayOfWeek' such as '0 */5 * * * *', "
+            + "or off", InboxConfig::schedule);
+
+    /** Rows deleted per transaction by the purge. */
+    public static final Key<Integer> PURGE_BATCH_SIZE = new Key<>("inbox.purge.batch-size", Scope.GLOBAL, "5000",
+            "an integer from 1 to 1000000", integer(1, 1_000_000));
+
+    /** A purge run's lease, renewed per batch; another server takes over a lease its owner let expire. */
+    public static final Key<Duration> PURGE_LEASE = new Key<>("inbox.purge.lease", Scope.GLOBAL, "PT10M",
+            POSITIVE_DURATION, duration(false));
+
+    /** After how long without a successful run the purge is reported overdue. */
+    public static final Key<Duration> PURGE_OVERDUE_AFTER = new Key<>("inbox.purge.overdue-after", Scope.GLOBAL,
+            "PT1H", POSITIVE_DURATION, duration(false));
+
+    /** The consumer name stored in the inbox; the default is the {@code @Idempotent(consumer)} value. Never read
+     *  from a global key: one global name would make all consumers deduplicate against each other. */
+    public static final Key<String> NAME = new Key<>("name", Scope.PER_CONSUMER, null,
+            "1 to 100 characters of [A-Za-z0-9._-] starting with a letter or digit",
+            v -> CONSUMER_NAME.matcher(v).matches() ? v : null);
+
+    /** Where the event id is found: {@code payload} (a JSON field), {@code header} (a Kafka record header) or
+     *  {@code bean} (an {@link io.github.jakartainbox.inbox.spi.EventIdExtractor}). */
+    public static final Key<String> EVENT_ID_SOURCE = new Key<>("event-id.source", Scope.PER_CONSUMER_OR_GLOBAL,
+            "payload", "one of payload, header, bean", choice("payload", "header", "bean"));
+
+    /** The top-level JSON field holding the event id, for source {@code payload}. */
+    public static final Key<String> EVENT_ID_FIELD = new Key<>("event-id.field", Scope.PER_CONSUMER_OR_GLOBAL,
+            "event_id", "a JSON member name", InboxConfig::text);
+
+    /** The Kafka header holding the event id (UTF-8), for source {@code header}; {@code ce_id} for CloudEvents in
+     *  Kafka binary mode. */
+    public static final Key<String> EVENT_ID_HEADER = new Key<>("event-id.header", Scope.PER_CONSUMER_OR_GLOBAL,
+            "event_id", "a header name", InboxConfig::text);
+
+    /** The {@code @Named} name of the {@code EventIdExtractor} bean, for source {@code bean}. */
+    public static final Key<String> EVENT_ID_BEAN = new Key<>("event-id.bean", Scope.PER_CONSUMER_OR_GLOBAL, null,
+            "the @Named name of exactly one EventIdExtractor bean", InboxConfig::text);
+
+    /** The longest event id accepted, in characters. */
+    public static final Key<Integer> EVENT_ID_MAX_LENGTH = new Key<>("event-id.max-length",
+            Scope.PER_CONSUMER_OR_GLOBAL, "128", "an integer from 1 to " + EventIds.MAX_LENGTH_LIMIT,
+            integer(1, EventIds.MAX_LENGTH_LIMIT));
+
+    /** {@code payload}: the inbox row keeps the payload's SHA-256, and the same event id with other bytes is
+     *  dead-lettered (INBOX0102E); {@code none}: not kept. */
+    public static final Key<String> FINGERPRINT = new Key<>("fingerprint", Scope.PER_CONSUMER_OR_GLOBAL, "payload",
+            "payload or none", choice("payload", "none"));
+
+    /** Attempts in all (the first included) before an event that fails for an unclassified reason is
+     *  dead-lettered. */
+    public static final Key<Integer> RETRY_MAX_ATTEMPTS = new Key<>("retry.max-attempts",
+            Scope.PER_CONSUMER_OR_GLOBAL, "3", "an integer from 1 to 1000", integer(1, 1000));
+
+    /** The wait before the second attempt, doubled for each next one. */
+    public static final Key<Duration> RETRY_DELAY = new Key<>("retry.delay", Scope.PER_CONSUMER_OR_GLOBAL,
+            "PT0.2S", NON_NEGATIVE_DURATION, duration(true));
+
+    /** The longest wait between two attempts. */
+    public static final Key<Duration> RETRY_MAX_DELAY = new Key<>("retry.max-delay", Scope.PER_CONSUMER_OR_GLOBAL,
+            "PT5S", NON_NEGATIVE_DURATION, duration(true));
+
+    /** How long one delivery may keep failing with transient database errors (lock or statement timeouts,
+     *  deadlocks, serialization failures) before it is dead-lettered; meanwhile the partition waits. */
+    public static final Key<Duration> RETRY_TRANSIENT_BUDGET = new Key<>("retry.transient-budget",
+            Scope.PER_CONSUMER_OR_GLOBAL, "PT2M", POSITIVE_DURATION, duration(false));
+
+    /** How long an inbox row is kept; must exceed the longest possible replay. Read by the name stored in the
+     *  inbox, which may be a consumer of another service sharing the table. */
+    public static final Key<Duration> RETENTION = new Key<>("retention", Scope.PER_CONSUMER_OR_GLOBAL, "P14D",
+            "a positive ISO-8601 duration longer than any replay, such as P14D", duration(false));
+
+    /** The retention of the topic the consumer reads; an inbox retention not longer than it is logged
+     *  (INBOX0301W). */
+    public static final Key<Duration> TOPIC_RETENTION = new Key<>("topic-retention", Scope.PER_CONSUMER_OR_GLOBAL,
+            null, POSITIVE_DURATION, duration(false));
+
+    /** Partitioned mode: the top-level JSON field with the event's own time (ISO-8601 with offset); without it
+     *  event ids must be UUIDv7. */
+    public static final Key<String> EVENT_TIME_FIELD = new Key<>("event-time.field", Scope.PER_CONSUMER_OR_GLOBAL,
+            null, "a JSON member name", InboxConfig::text);
+
+    private static final List<Key<?>> KEYS = List.of(DATASOURCE, SCHEMA_MIGRATE, NAME, EVENT_ID_SOURCE,
+            EVENT_ID_FIELD, EVENT_ID_HEADER, EVENT_ID_BEAN, EVENT_ID_MAX_LENGTH, FINGERPRINT, RETRY_MAX_ATTEMPTS,
+            RETRY_DELAY, RETRY_MAX_DELAY, RETRY_TRANSIENT_BUDGET, RETENTION, TOPIC_RETENTION, EVENT_TIME_FIELD,
+            PARTITIONING, PARTITION_MONTHS_AHEAD, PARTITION_LOCK_TIMEOUT, PURGE_SCHEDULE, PURGE_BATCH_SIZE,
+            PURGE_LEASE, PURGE_OVERDUE_AFTER);
 
     private InboxConfig() {
+    }
+
+    /** @return every key, in README's order */
+    public static List<Key<?>> keys() {
+        return KEYS;
     }
 
     /**
@@ -128,70 +298,52 @@ public final class InboxConfig {
 
     /**
      * @param annotated a consumer name as written in {@link Idempotent#consumer()}
-     * @return the name the inbox stores for it, looked up as {@link InboxConsumers} does ({@code
-     *         inbox.consumer.<annotated>.name}), else {@code annotated}
+     * @return the name the inbox stores for it: {@code inbox.consumer.<annotated>.name} when set, else
+     *         {@code annotated} (there is no global form of this key)
+     * @throws IllegalStateException (INBOX0004E) when the configured name is not a valid consumer name
      */
     public static String consumerName(String annotated) {
-        return perConsumer(ConfigProvider.getConfig(), annotated, NAME, annotated);
+        return NAME.find(ConfigProvider.getConfig(), annotated).orElse(annotated);
     }
 
-    static String perConsumer(Config config, String consumer, String key, String defaultValue) {
-        return config.getOptionalValue("inbox.consumer." + consumer + "." + key, String.class)
-                .or(() -> config.getOptionalValue("inbox." + key, String.class))
-                .map(String::trim)
-                .filter(v -> !v.isEmpty())
-                .orElse(defaultValue);
+    private static String text(String value) {
+        return value;
     }
 
-    static int perConsumerInt(Config config, String consumer, String key, int defaultValue, int min, int max) {
-        return parseInt(keyFor(consumer, key), perConsumer(config, consumer, key, Integer.toString(defaultValue)),
-                min, max);
+    private static Boolean bool(String value) {
+        return value.equalsIgnoreCase("true") ? Boolean.TRUE : value.equalsIgnoreCase("false") ? Boolean.FALSE : null;
     }
 
-    /** Per-consumer durations may be zero (a retry delay); a zero retention is refused where it is used. */
-    static Duration perConsumerDuration(Config config, String consumer, String key, Duration defaultValue) {
-        return parseDuration(keyFor(consumer, key), perConsumer(config, consumer, key, defaultValue.toString()), true);
+    private static Function<String, String> choice(String... values) {
+        return value -> Arrays.stream(values).filter(value::equalsIgnoreCase).findFirst().orElse(null);
     }
 
-    static int globalInt(Config config, String key, int defaultValue, int min, int max) {
-        return parseInt(key, global(config, key).orElse(Integer.toString(defaultValue)), min, max);
-    }
-
-    static Duration globalDuration(Config config, String key, Duration defaultValue) {
-        return parseDuration(key, global(config, key).orElse(defaultValue.toString()), false);
-    }
-
-    private static int parseInt(String key, String text, int min, int max) {
-        try {
-            int value = Integer.parseInt(text);
-            if (value >= min && value <= max) {
-                return value;
+    private static Function<String, Integer> integer(int min, int max) {
+        return value -> {
+            try {
+                int parsed = Integer.parseInt(value);
+                return parsed >= min && parsed <= max ? parsed : null;
+            } catch (NumberFormatException e) {
+                return null;
             }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalStateException(InboxLog.format("INBOX0004E", key, text, "an integer from " + min + " to " + max));
+        };
     }
 
-    private static Duration parseDuration(String key, String text, boolean allowZero) {
-        try {
-            Duration value = Duration.parse(text);
-            if (!value.isNegative() && (allowZero || !value.isZero())) {
-                return value;
+    private static Function<String, Duration> duration(boolean allowZero) {
+        return value -> {
+            try {
+                Duration parsed = Duration.parse(value);
+                return parsed.isNegative() || (!allowZero && parsed.isZero()) ? null : parsed;
+            } catch (DateTimeParseException e) {
+                return null;
             }
-        } catch (DateTimeParseException e) {
-            // reported below
+        };
+    }
+
+    private static String schedule(String value) {
+        if (value.equalsIgnoreCase("off")) {
+            return "off";
         }
-        throw new IllegalStateException(InboxLog.format("INBOX0004E", key, text, allowZero
-                ? "a non-negative ISO-8601 duration such as PT0.2S or P14D"
-                : "a positive ISO-8601 duration such as PT10M"));
-    }
-
-    static Optional<String> global(Config config, String key) {
-        return config.getOptionalValue(key, String.class).map(String::trim).filter(v -> !v.isEmpty());
-    }
-
-    private static String keyFor(String consumer, String key) {
-        return "inbox.consumer." + consumer + "." + key + " (or inbox." + key + ")";
+        return value.split("\\s+").length == 6 ? value : null;
     }
 }

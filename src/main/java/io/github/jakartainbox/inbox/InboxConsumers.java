@@ -7,7 +7,7 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.literal.NamedLiteral;
 import jakarta.inject.Inject;
 import java.lang.reflect.Method;
-import java.util.Locale;
+import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.config.Config;
@@ -33,7 +33,7 @@ class InboxConsumers {
             binding = method.getDeclaringClass().getAnnotation(Idempotent.class);
         }
         if (binding == null) {
-            throw new IllegalStateException(InboxLog.format("INBOX0005E", method, "no @Idempotent found on the "
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0005E, method, "no @Idempotent found on the "
                     + "method or its class (is the binding inherited through a stereotype? name it directly)."));
         }
         return binding.consumer();
@@ -48,53 +48,32 @@ class InboxConsumers {
     static ConsumerSettings resolve(String annotated, Instance<EventIdExtractor> extractors) {
         Config config = ConfigProvider.getConfig();
         String name = InboxConfig.consumerName(annotated);
-        if (!InboxConfig.isValidConsumerName(name)) {
-            throw new IllegalStateException(InboxLog.format("INBOX0004E", "inbox.consumer." + annotated + ".name",
-                    name, "1 to 100 characters of [A-Za-z0-9._-] starting with a letter or digit"));
-        }
-        int maxLength = InboxConfig.perConsumerInt(config, annotated, InboxConfig.EVENT_ID_MAX_LENGTH,
-                InboxConfig.EVENT_ID_MAX_LENGTH_DEFAULT, 1, EventIds.MAX_LENGTH_LIMIT);
-        RetryPolicy retry = new RetryPolicy(
-                InboxConfig.perConsumerInt(config, annotated, InboxConfig.RETRY_MAX_ATTEMPTS,
-                        InboxConfig.RETRY_MAX_ATTEMPTS_DEFAULT, 1, 1000),
-                InboxConfig.perConsumerDuration(config, annotated, InboxConfig.RETRY_DELAY,
-                        InboxConfig.RETRY_DELAY_DEFAULT),
-                InboxConfig.perConsumerDuration(config, annotated, InboxConfig.RETRY_MAX_DELAY,
-                        InboxConfig.RETRY_MAX_DELAY_DEFAULT));
-        String timeField = InboxConfig.perConsumer(config, annotated, InboxConfig.EVENT_TIME_FIELD, "");
-        String fingerprint = InboxConfig.perConsumer(config, annotated, InboxConfig.FINGERPRINT,
-                InboxConfig.FINGERPRINT_DEFAULT).toLowerCase(Locale.ROOT);
-        if (!fingerprint.equals("payload") && !fingerprint.equals("none")) {
-            throw new IllegalStateException(InboxLog.format("INBOX0004E",
-                    "inbox.consumer." + annotated + "." + InboxConfig.FINGERPRINT, fingerprint, "payload or none"));
-        }
-        return new ConsumerSettings(name, eventIdSource(config, annotated, extractors), maxLength, retry,
-                new EventTimeSource(timeField.isEmpty() ? null : timeField), fingerprint.equals("payload"));
+        int maxLength = InboxConfig.EVENT_ID_MAX_LENGTH.get(config, annotated);
+        RetryPolicy retry = new RetryPolicy(InboxConfig.RETRY_MAX_ATTEMPTS.get(config, annotated),
+                InboxConfig.RETRY_DELAY.get(config, annotated), InboxConfig.RETRY_MAX_DELAY.get(config, annotated));
+        FailurePolicy failures = new FailurePolicy(name, retry,
+                InboxConfig.RETRY_TRANSIENT_BUDGET.get(config, annotated), Clock.systemUTC());
+        String timeField = InboxConfig.EVENT_TIME_FIELD.find(config, annotated).orElse(null);
+        boolean fingerprint = InboxConfig.FINGERPRINT.get(config, annotated).equals("payload");
+        return new ConsumerSettings(name, eventIdSource(config, annotated, extractors), maxLength, failures,
+                new EventTimeSource(timeField), fingerprint);
     }
 
     private static EventIdSource eventIdSource(Config config, String consumer, Instance<EventIdExtractor> extractors) {
-        String source = InboxConfig.perConsumer(config, consumer, InboxConfig.EVENT_ID_SOURCE,
-                InboxConfig.EVENT_ID_SOURCE_DEFAULT).toLowerCase(Locale.ROOT);
-        switch (source) {
-            case "payload":
-                return new PayloadFieldEventIdSource(InboxConfig.perConsumer(config, consumer,
-                        InboxConfig.EVENT_ID_FIELD, InboxConfig.EVENT_ID_FIELD_DEFAULT));
+        switch (InboxConfig.EVENT_ID_SOURCE.get(config, consumer)) {
             case "header":
-                return new KafkaHeaderEventIdSource(InboxConfig.perConsumer(config, consumer,
-                        InboxConfig.EVENT_ID_HEADER, InboxConfig.EVENT_ID_HEADER_DEFAULT));
+                return new KafkaHeaderEventIdSource(InboxConfig.EVENT_ID_HEADER.get(config, consumer));
             case "bean":
-                String bean = InboxConfig.perConsumer(config, consumer, InboxConfig.EVENT_ID_BEAN, "");
+                String bean = InboxConfig.EVENT_ID_BEAN.find(config, consumer).orElse("");
                 Instance<EventIdExtractor> candidates = extractors.select(NamedLiteral.of(bean));
                 if (bean.isEmpty() || !candidates.isResolvable()) {
-                    throw new IllegalStateException(InboxLog.format("INBOX0004E",
-                            "inbox.consumer." + consumer + "." + InboxConfig.EVENT_ID_BEAN, bean,
-                            "the @Named name of exactly one EventIdExtractor bean"));
+                    throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0004E,
+                            InboxConfig.EVENT_ID_BEAN.consumerName(consumer), bean,
+                            InboxConfig.EVENT_ID_BEAN.allowed()));
                 }
                 return new BeanEventIdSource(bean, candidates);
             default:
-                throw new IllegalStateException(InboxLog.format("INBOX0004E",
-                        "inbox.consumer." + consumer + "." + InboxConfig.EVENT_ID_SOURCE, source,
-                        "one of payload, header, bean"));
+                return new PayloadFieldEventIdSource(InboxConfig.EVENT_ID_FIELD.get(config, consumer));
         }
     }
 }

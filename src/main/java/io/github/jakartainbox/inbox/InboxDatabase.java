@@ -20,7 +20,7 @@ import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
 
 /**
- * The inbox's datasource ({@value InboxConfig#DATASOURCE}), looked up once, with its tables created or checked
+ * The inbox's datasource ({@code inbox.datasource}), looked up once, with its tables created or checked
  * before first use: at application start, and again lazily should a message arrive first.
  */
 @ApplicationScoped
@@ -62,7 +62,7 @@ class InboxDatabase {
         }
     }
 
-    /** @return whether the inbox is partitioned by month ({@value InboxConfig#PARTITIONING}=monthly) */
+    /** @return whether the inbox is partitioned by month ({@code inbox.partitioning=monthly}) */
     boolean partitioned() {
         dataSource();
         return partitioned;
@@ -74,29 +74,28 @@ class InboxDatabase {
         }
         if (transactions.active()) {
             // Flyway commits on its own connection state: it cannot run inside a global transaction
-            throw new IllegalStateException("The inbox is not ready yet: its tables are made at application start, "
-                    + "outside any transaction. The caller's transaction rolls back; redeliver later.");
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0008E));
         }
         Config config = ConfigProvider.getConfig();
-        String jndiName = InboxConfig.global(config, InboxConfig.DATASOURCE).orElse(InboxConfig.DATASOURCE_DEFAULT);
+        String jndiName = InboxConfig.DATASOURCE.get(config);
         DataSource found;
         try {
             found = (DataSource) new InitialContext().lookup(jndiName);
         } catch (NamingException | ClassCastException e) {
-            throw logged(InboxLog.format("INBOX0002E", jndiName, e.toString()), e);
+            throw logged(InboxLog.format(InboxMessage.INBOX0002E, jndiName, e.toString()), e);
         }
-        boolean migrate = config.getOptionalValue(InboxConfig.SCHEMA_MIGRATE, Boolean.class)
-                .orElse(InboxConfig.SCHEMA_MIGRATE_DEFAULT);
-        String partitioning = InboxConfig.global(config, InboxConfig.PARTITIONING)
-                .orElse(InboxConfig.PARTITIONING_DEFAULT);
-        if (!partitioning.equals("none") && !partitioning.equals("monthly")) {
-            throw logged(InboxLog.format("INBOX0004E", InboxConfig.PARTITIONING, partitioning, "none or monthly"), null);
+        boolean migrate;
+        boolean monthly;
+        try {
+            migrate = InboxConfig.SCHEMA_MIGRATE.get(config);
+            monthly = InboxConfig.PARTITIONING.get(config).equals("monthly");
+        } catch (IllegalStateException e) {
+            throw logged(e.getMessage(), null);
         }
-        boolean monthly = partitioning.equals("monthly");
         try {
             if (migrate) {
                 flyway(found, monthly).migrate();
-                InboxLog.log(Level.INFO, "INBOX0001I", jndiName);
+                InboxLog.log(InboxMessage.INBOX0001I, jndiName);
             } else {
                 try (Connection connection = found.getConnection(); Statement statement = connection.createStatement()) {
                     statement.execute("SELECT consumer, event_id, processed_at FROM inbox WHERE false");
@@ -109,7 +108,7 @@ class InboxDatabase {
             }
             checkMode(found, monthly);
         } catch (SQLException | RuntimeException e) {
-            throw logged(InboxLog.format("INBOX0003E", jndiName, e.toString()), e);
+            throw logged(InboxLog.format(InboxMessage.INBOX0003E, jndiName, e.toString()), e);
         }
         partitioned = monthly;
         dataSource = found;
@@ -145,9 +144,9 @@ class InboxDatabase {
              java.sql.ResultSet rs = statement.executeQuery("SELECT relkind::text FROM pg_class WHERE oid = 'inbox'::regclass")) {
             boolean isPartitioned = rs.next() && "p".equals(rs.getString(1));
             if (isPartitioned != monthly) {
-                throw new IllegalStateException("table inbox is " + (isPartitioned ? "partitioned by month" : "not partitioned")
-                        + " but inbox.partitioning is " + (monthly ? "monthly" : "none") + "; set inbox.partitioning="
-                        + (isPartitioned ? "monthly" : "none") + " (the switch to monthly is one-way and must stay set)");
+                throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0010E,
+                        isPartitioned ? "partitioned by month" : "not partitioned", monthly ? "monthly" : "none",
+                        isPartitioned ? "monthly" : "none"));
             }
         }
     }

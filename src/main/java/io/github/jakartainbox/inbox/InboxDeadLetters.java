@@ -67,7 +67,7 @@ public class InboxDeadLetters {
      */
     public List<DeadLetter> list(String consumer, boolean openOnly, int limit) throws SQLException {
         if (limit < 1 || limit > MAX_LIMIT) {
-            throw new IllegalArgumentException("limit must be 1 to " + MAX_LIMIT + ", got " + limit);
+            throw new IllegalArgumentException(InboxLog.format(InboxMessage.INBOX0401E, MAX_LIMIT, limit));
         }
         String sql = "SELECT " + COLUMNS + " FROM inbox_dead_letter WHERE (?::text IS NULL OR consumer = ?) "
                 + (openOnly ? "AND redriven_at IS NULL AND discarded_at IS NULL " : "")

@@ -79,13 +79,11 @@ public class InboxPurge {
      */
     public PurgeResult purgeExpired() {
         if (transactions.active()) {
-            throw new IllegalStateException("InboxPurge.purgeExpired() must not run inside a transaction: each batch "
-                    + "commits on its own.");
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0307E));
         }
         Config config = ConfigProvider.getConfig();
-        Duration lease = InboxConfig.globalDuration(config, InboxConfig.PURGE_LEASE, InboxConfig.PURGE_LEASE_DEFAULT);
-        int batchSize = InboxConfig.globalInt(config, InboxConfig.PURGE_BATCH_SIZE,
-                InboxConfig.PURGE_BATCH_SIZE_DEFAULT, 1, 1_000_000);
+        Duration lease = InboxConfig.PURGE_LEASE.get(config);
+        int batchSize = InboxConfig.PURGE_BATCH_SIZE.get(config);
         String owner = UUID.randomUUID().toString();
         long started = System.nanoTime();
         try {
@@ -93,7 +91,7 @@ public class InboxPurge {
                 return PurgeResult.skipped();
             }
         } catch (Exception e) {
-            InboxLog.log(Level.SEVERE, "INBOX0302E", Failures.describe(e));
+            InboxLog.log(InboxMessage.INBOX0302E, Failures.describe(e));
             unrecordedFailure = new Failure(OffsetDateTime.now(), Failures.describe(e));
             return new PurgeResult(false, 0, 0, List.of(), 0, List.of(), elapsed(started), Failures.describe(e));
         }
@@ -131,11 +129,11 @@ public class InboxPurge {
         PurgeResult result = new PurgeResult(true, run.deleted, run.batches, List.copyOf(run.dropped),
                 run.droppedRows, List.copyOf(run.created), elapsed(started), error);
         if (error == null) {
-            InboxLog.log(Level.INFO, "INBOX0303I", String.valueOf(run.deleted), String.valueOf(run.batches),
+            InboxLog.log(InboxMessage.INBOX0303I, String.valueOf(run.deleted), String.valueOf(run.batches),
                     run.dropped.toString(), String.valueOf(run.droppedRows), run.created.toString(),
                     String.valueOf(result.elapsed().toMillis()));
         } else {
-            InboxLog.log(Level.SEVERE, "INBOX0302E", error);
+            InboxLog.log(InboxMessage.INBOX0302E, error);
         }
         return result;
     }
@@ -145,14 +143,7 @@ public class InboxPurge {
      * @return its retention
      */
     static Duration retention(Config config, String consumer) {
-        Duration retention = consumer == null
-                ? InboxConfig.globalDuration(config, "inbox." + InboxConfig.RETENTION, InboxConfig.RETENTION_DEFAULT)
-                : InboxConfig.perConsumerDuration(config, consumer, InboxConfig.RETENTION, InboxConfig.RETENTION_DEFAULT);
-        if (retention.isZero()) {
-            throw new IllegalStateException(InboxLog.format("INBOX0004E", "inbox.consumer." + consumer + "."
-                    + InboxConfig.RETENTION, retention, "a positive ISO-8601 duration longer than any replay, such as P14D"));
-        }
-        return retention;
+        return consumer == null ? InboxConfig.RETENTION.get(config) : InboxConfig.RETENTION.get(config, consumer);
     }
 
     private void deleteExpired(String consumer, Duration retention, int batchSize, Duration lease, String owner,
@@ -175,10 +166,8 @@ public class InboxPurge {
 
     private void maintainPartitions(Config config, Duration longestRetention, Duration lease, String owner, Run run)
             throws Exception {
-        int ahead = InboxConfig.globalInt(config, InboxConfig.PARTITION_MONTHS_AHEAD,
-                InboxConfig.PARTITION_MONTHS_AHEAD_DEFAULT, 1, 120);
-        Duration lockTimeout = InboxConfig.globalDuration(config, InboxConfig.PARTITION_LOCK_TIMEOUT,
-                InboxConfig.PARTITION_LOCK_TIMEOUT_DEFAULT);
+        int ahead = InboxConfig.PARTITION_MONTHS_AHEAD.get(config);
+        Duration lockTimeout = InboxConfig.PARTITION_LOCK_TIMEOUT.get(config);
         List<LocalDate> existing = inTransaction(PurgeStatements::partitionMonths);
         Instant now = Instant.now();
         for (LocalDate month : monthsToCreate(existing, now, ahead)) {

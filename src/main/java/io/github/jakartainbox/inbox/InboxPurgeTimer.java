@@ -52,26 +52,25 @@ public class InboxPurgeTimer {
     private void scheduleFromConfig() {
         Config config = ConfigProvider.getConfig();
         // wrong values fail the start (INBOX0004E), not every purge run later
-        InboxConfig.globalInt(config, InboxConfig.PURGE_BATCH_SIZE, InboxConfig.PURGE_BATCH_SIZE_DEFAULT, 1, 1_000_000);
-        InboxConfig.globalDuration(config, InboxConfig.PURGE_LEASE, InboxConfig.PURGE_LEASE_DEFAULT);
-        InboxConfig.globalDuration(config, InboxConfig.PURGE_OVERDUE_AFTER, InboxConfig.PURGE_OVERDUE_AFTER_DEFAULT);
+        InboxConfig.PURGE_BATCH_SIZE.get(config);
+        InboxConfig.PURGE_LEASE.get(config);
+        InboxConfig.PURGE_OVERDUE_AFTER.get(config);
         InboxPurge.retention(config, null);
         warnIfRetentionIsShort(config);
-        String schedule = InboxConfig.global(config, InboxConfig.PURGE_SCHEDULE)
-                .orElse(InboxConfig.PURGE_SCHEDULE_DEFAULT);
-        if (schedule.equalsIgnoreCase("off")) {
-            if (InboxConfig.global(config, InboxConfig.PARTITIONING).orElse("none").equals("monthly")) {
-                InboxLog.log(Level.WARNING, "INBOX0306W");
+        String schedule = InboxConfig.PURGE_SCHEDULE.get(config);
+        if (schedule.equals("off")) {
+            if (InboxConfig.PARTITIONING.get(config).equals("monthly")) {
+                InboxLog.log(InboxMessage.INBOX0306W);
             }
             return;
         }
         try {
             timerService.createCalendarTimer(parse(schedule), new TimerConfig("jakarta-inbox purge", false));
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException(InboxLog.format("INBOX0004E", InboxConfig.PURGE_SCHEDULE, schedule,
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0004E, InboxConfig.PURGE_SCHEDULE.name(), schedule,
                     "a valid EJB calendar expression (" + e.getMessage() + ")"), e);
         }
-        InboxLog.log(Level.INFO, "INBOX0305I", schedule);
+        InboxLog.log(InboxMessage.INBOX0305I, schedule);
     }
 
     @Timeout
@@ -81,11 +80,11 @@ public class InboxPurgeTimer {
             PurgeResult result = purge.purgeExpired();
             if (!result.ran() || result.error() != null) {
                 statistics.purgeStatus().filter(InboxStatistics.PurgeStatus::overdue).ifPresent(status ->
-                        InboxLog.log(Level.WARNING, "INBOX0304W", status.lastFinishedAt(), status.overdueAfter()));
+                        InboxLog.log(InboxMessage.INBOX0304W, status.lastFinishedAt(), status.overdueAfter()));
             }
         } catch (RuntimeException e) {
             // a timeout method that throws would be retried at once by the container; the next run retries instead
-            InboxLog.log(Level.SEVERE, "INBOX0302E", Failures.describe(e));
+            InboxLog.log(InboxMessage.INBOX0302E, Failures.describe(e));
         }
     }
 
@@ -97,18 +96,18 @@ public class InboxPurgeTimer {
     static ScheduleExpression parse(String schedule) {
         String[] fields = schedule.trim().split("\\s+");
         if (fields.length != 6) {
-            throw new IllegalStateException(InboxLog.format("INBOX0004E", InboxConfig.PURGE_SCHEDULE, schedule,
-                    "six fields 'second minute hour dayOfMonth month dayOfWeek' such as '0 */5 * * * *', or off"));
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0004E, InboxConfig.PURGE_SCHEDULE.name(),
+                    schedule, InboxConfig.PURGE_SCHEDULE.allowed()));
         }
         return new ScheduleExpression().second(fields[0]).minute(fields[1]).hour(fields[2])
                 .dayOfMonth(fields[3]).month(fields[4]).dayOfWeek(fields[5]);
     }
 
     private static void warnIfRetentionIsShort(Config config) {
-        Optional<String> globalTopic = InboxConfig.global(config, "inbox." + InboxConfig.TOPIC_RETENTION);
+        Optional<Duration> globalTopic = InboxConfig.TOPIC_RETENTION.find(config);
         Set<String> consumers = new TreeSet<>();
         for (String key : config.getPropertyNames()) {
-            for (String suffix : List.of("." + InboxConfig.RETENTION, "." + InboxConfig.TOPIC_RETENTION)) {
+            for (String suffix : List.of("." + InboxConfig.RETENTION.name(), "." + InboxConfig.TOPIC_RETENTION.name())) {
                 if (key.startsWith("inbox.consumer.") && key.endsWith(suffix)) {
                     consumers.add(key.substring("inbox.consumer.".length(), key.length() - suffix.length()));
                 }
@@ -119,16 +118,15 @@ public class InboxPurgeTimer {
             checked.add(null); // the global retention too
         }
         for (String consumer : checked) {
-            Optional<String> topicText = consumer == null ? globalTopic : InboxConfig.global(config,
-                    "inbox.consumer." + consumer + "." + InboxConfig.TOPIC_RETENTION).or(() -> globalTopic);
-            if (topicText.isEmpty()) {
+            Optional<Duration> topicRetention = consumer == null ? globalTopic
+                    : InboxConfig.TOPIC_RETENTION.find(config, consumer);
+            if (topicRetention.isEmpty()) {
                 continue;
             }
-            Duration topic = InboxConfig.perConsumerDuration(config, consumer == null ? "" : consumer,
-                    InboxConfig.TOPIC_RETENTION, Duration.ZERO);
+            Duration topic = topicRetention.get();
             Duration inbox = InboxPurge.retention(config, consumer);
             if (inbox.compareTo(topic) <= 0) {
-                InboxLog.log(Level.WARNING, "INBOX0301W", consumer == null ? "(all)" : consumer, inbox, topic);
+                InboxLog.log(InboxMessage.INBOX0301W, consumer == null ? "(all)" : consumer, inbox, topic);
             }
         }
     }

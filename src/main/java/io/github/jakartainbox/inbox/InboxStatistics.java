@@ -31,10 +31,12 @@ public class InboxStatistics {
      * @param processed         rows in {@code inbox} for this consumer (events processed and still retained)
      * @param deadLettered      rows in {@code inbox_dead_letter} for this consumer neither re-driven nor discarded
      * @param duplicatesSkipped duplicate deliveries skipped by this server since it started
-     * @param retries           failed attempts retried by this server since it started
+     * @param retries           failed attempts retried by this server since it started, all kinds
+     * @param transientWaits    of those, the retries after a transient database error (lock or statement
+     *                          timeout, deadlock, serialization failure), during which the partition waited
      */
     public record ConsumerFigures(String consumer, long processed, long deadLettered, long duplicatesSkipped,
-                                  long retries) {
+                                  long retries, long transientWaits) {
     }
 
     /**
@@ -59,6 +61,7 @@ public class InboxStatistics {
 
     private final Map<String, LongAdder> duplicates = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> transientWaits = new ConcurrentHashMap<>();
 
     @Inject
     InboxDatabase database;
@@ -71,6 +74,10 @@ public class InboxStatistics {
 
     void retried(String consumer) {
         retries.computeIfAbsent(consumer, c -> new LongAdder()).increment();
+    }
+
+    void transientWait(String consumer) {
+        transientWaits.computeIfAbsent(consumer, c -> new LongAdder()).increment();
     }
 
     /**
@@ -92,7 +99,7 @@ public class InboxStatistics {
         retries.keySet().forEach(c -> rows.computeIfAbsent(c, k -> new long[2]));
         List<ConsumerFigures> result = new ArrayList<>();
         rows.forEach((consumer, counts) -> result.add(new ConsumerFigures(consumer, counts[0], counts[1],
-                sum(duplicates, consumer), sum(retries, consumer))));
+                sum(duplicates, consumer), sum(retries, consumer), sum(transientWaits, consumer))));
         return result;
     }
 
@@ -101,8 +108,7 @@ public class InboxStatistics {
      * @throws IllegalStateException when the database cannot be read
      */
     public Optional<PurgeStatus> purgeStatus() {
-        Duration overdueAfter = InboxConfig.globalDuration(ConfigProvider.getConfig(), InboxConfig.PURGE_OVERDUE_AFTER,
-                InboxConfig.PURGE_OVERDUE_AFTER_DEFAULT);
+        Duration overdueAfter = InboxConfig.PURGE_OVERDUE_AFTER.get(ConfigProvider.getConfig());
         try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement("SELECT last_started_at, last_finished_at, "
                      + "last_deleted, total_deleted, last_error, last_error_at, now(), total_batches FROM inbox_purge_state");
@@ -130,7 +136,7 @@ public class InboxStatistics {
             return Optional.of(new PurgeStatus(started, finished, rs.getLong(3),
                     rs.getLong(4), rs.getLong(8), error, errorAt, overdue, overdueAfter));
         } catch (SQLException e) {
-            throw new IllegalStateException("Cannot read inbox_purge_state: " + e.getMessage(), e);
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0308E, e.getMessage()), e);
         }
     }
 

@@ -19,15 +19,14 @@ final class KafkaHeaderEventIdSource implements EventIdSource {
     @Override
     public String rawEventId(Delivery delivery) {
         if (delivery.message() == null) {
-            throw new InvalidEventIdException("Cannot read " + where() + ": the method does not take a Message<T> "
-                    + "parameter, so the record headers are out of reach.");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0217E, where()));
         }
         ConsumerRecord<?, ?> record;
         try {
             record = delivery.message().unwrap(ConsumerRecord.class);
         } catch (RuntimeException e) {
-            throw new InvalidEventIdException("Cannot read " + where() + ": the message is not a Kafka record ("
-                    + e.getMessage() + ").");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0218E, where(),
+                    Printable.of(e.getMessage(), 200)));
         }
         Header value = record.headers().lastHeader(header);
         if (value == null || value.value() == null) {
@@ -35,7 +34,7 @@ final class KafkaHeaderEventIdSource implements EventIdSource {
         }
         String text = Utf8.decode(value.value());
         if (text == null) {
-            throw new InvalidEventIdException(where() + " is not valid UTF-8.");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0219E, where()));
         }
         return text;
     }

@@ -40,7 +40,7 @@ class EventIdsTest {
     @ValueSource(strings = {"", " ", "\t", "   \n"})
     void blankIdIsRejected(String blank) {
         InvalidEventIdException e = assertThrows(InvalidEventIdException.class, () -> normalize(blank));
-        assertTrue(e.getMessage().startsWith("Blank event id"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("INBOX0211E: Blank event id"), e.getMessage());
     }
 
     @ParameterizedTest

@@ -28,12 +28,4 @@ class FailuresTest {
         assertEquals("a\ufffdb", Failures.storable("a\u0000b"));
         assertTrue(Failures.describe(new IllegalStateException("x".repeat(10_000))).length() <= 4000);
     }
-
-    @Test
-    void connectionFailuresAreNotTheEventsFault() {
-        assertTrue(Failures.isDatabaseUnavailable(new IllegalStateException(new SQLException("gone", "08006"))));
-        assertTrue(Failures.isDatabaseUnavailable(new SQLException("terminating connection", "57P01")));
-        assertFalse(Failures.isDatabaseUnavailable(new SQLException("check violation", "23514")));
-        assertFalse(Failures.isDatabaseUnavailable(new IllegalStateException("injected")));
-    }
 }

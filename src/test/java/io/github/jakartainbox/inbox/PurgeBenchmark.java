@@ -28,7 +28,7 @@ public final class PurgeBenchmark {
 
     private static final String DB = "inbox_bench";
     private static final Duration RETENTION = Duration.ofDays(14);
-    private static final int BATCH = InboxConfig.PURGE_BATCH_SIZE_DEFAULT;
+    private static final int BATCH = Integer.parseInt(InboxConfig.PURGE_BATCH_SIZE.defaultText().orElseThrow());
     private static final int IDLE_OPS = 3000;
 
     private PurgeBenchmark() {

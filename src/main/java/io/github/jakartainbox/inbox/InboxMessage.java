@@ -1,0 +1,88 @@
+package io.github.jakartainbox.inbox;
+
+import java.text.MessageFormat;
+import java.util.logging.Level;
+
+/**
+ * Every log line and error text of the inbox, each with an id an operator can search for, in Open Liberty's style
+ * ({@code CWWKZ0001I}): {@code INBOX}, four digits, and the severity as last letter (I information, W warning,
+ * E error). Each id is bound here to the {@link Level} it is logged at; an error that only travels as an exception
+ * or a dead-letter reason carries its id at the start of the text. README lists them all (a unit test keeps it so).
+ *
+ * <p>Ranges: 00xx deployment and configuration, 01xx duplicates, 02xx delivery failures and dead letters, 03xx
+ * purge and partitions, 04xx the operator API.
+ */
+enum InboxMessage {
+
+    INBOX0001I(Level.INFO, "Inbox schema is up to date in datasource {0} (Flyway, history table inbox_schema_history)."),
+    INBOX0002E(Level.SEVERE, "The inbox datasource {0} was not found in JNDI ({1}). Define a <dataSource jndiName=\"{0}\"> in server.xml, or set inbox.datasource to the JNDI name of the datasource that holds your business tables."),
+    INBOX0003E(Level.SEVERE, "The inbox tables are missing or out of date in datasource {0}: {1}. Run the SQL in db/inbox of the inbox jar, or set inbox.schema.migrate=true."),
+    INBOX0004E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}."),
+    INBOX0005E(Level.SEVERE, "@Idempotent method {0}: {1}"),
+    INBOX0006W(Level.WARNING, "Configuration names consumer ''{0}'' (key {1}), but no @Idempotent method uses that consumer name; the key has no effect. Check its spelling."),
+    INBOX0007E(Level.SEVERE, "@Idempotent consumers ''{0}'' ({1}) and ''{2}'' ({3}) are both stored in the inbox as ''{4}'': they would skip each other''s events as duplicates. Give each consumer its own name (inbox.consumer.<consumer>.name)."),
+    INBOX0008E(Level.SEVERE, "The inbox is not ready yet: its tables are made at application start, outside any transaction, and that has not succeeded (see INBOX0002E or INBOX0003E). The caller''s transaction rolls back; the message is redelivered."),
+    INBOX0009E(Level.SEVERE, "The inbox claim needs an active JTA transaction, so that the inbox row commits or rolls back together with the business change. Call it from an @Idempotent method or inside a container-managed transaction."),
+    INBOX0011W(Level.WARNING, "Configuration key {0} is not a key of the inbox (or not in the form it is read: some keys are per consumer only, inbox.consumer.<consumer>.<key>, some global only); it has no effect. README lists the keys."),
+    INBOX0010E(Level.SEVERE, "Table inbox is {0} but inbox.partitioning is {1}; set inbox.partitioning={2} (the switch to monthly is one-way and must stay set)."),
+
+    INBOX0101I(Level.FINE, "Skipped duplicate event {1} for consumer {0}: it was already processed; the message is acknowledged."),
+    INBOX0102E(Level.SEVERE, "Consumer {0}: event {1} arrived again with a different payload than the one processed; it is skipped and dead-lettered with the details."),
+    INBOX0103E(Level.SEVERE, "Event id {0} was already processed by consumer {1} with a different payload (its SHA-256 differs from the one stored in table inbox): the producer reused the event id, or changed the event''s bytes on a retry. This payload was NOT processed. Fix the producer; if its retries re-serialize events, set inbox.consumer.{1}.fingerprint=none."),
+
+    INBOX0201W(Level.WARNING, "Consumer {0}, event {1}: attempt {2} of {3} failed (rolled back, or a commit of unknown outcome: the inbox row makes the retry safe either way); retrying in {4} ms. Cause: {5}"),
+    INBOX0202E(Level.SEVERE, "Consumer {0}, event {1}: dead-lettered after {2} attempt(s); the message is acknowledged and the channel goes on. Re-drive it once the cause is fixed (InboxDeadLetters, table inbox_dead_letter). Reason: {3}"),
+    INBOX0203E(Level.SEVERE, "Consumer {0}, event {1}: could not record the dead letter ({2}); the message is kept unacknowledged and recording is retried in {3} ms."),
+    INBOX0204E(Level.SEVERE, "Consumer {0}: the event id of a delivery is unusable; the delivery is dead-lettered and acknowledged. {1}"),
+    INBOX0205W(Level.WARNING, "Consumer {0}, event {1}: transient database error (SQLState {2}); this delivery has waited {3} of its transient budget {4} (retry.transient-budget) and retries in {5} ms. The partition waits. Cause: {6}"),
+    INBOX0206W(Level.WARNING, "Consumer {0}, event {1}: the database is unavailable; no attempt is used up, the delivery stays unacknowledged and retries in {2} ms. Cause: {3}"),
+    INBOX0207E(Level.SEVERE, "Transient database errors (last SQLState {0}) went on for {1}, longer than the transient budget {2} (inbox.consumer.{3}.retry.transient-budget or inbox.retry.transient-budget): a statement of this event times out or deadlocks every time, or a lock was held longer than the budget. Last error: {4}"),
+    INBOX0208E(Level.SEVERE, "The database refused this event''s data (SQLState {0}: {1}); the same statement would fail on every attempt, so it is dead-lettered at once. Fix the data or the schema, then re-drive. Error: {2}"),
+    INBOX0209E(Level.SEVERE, "The method nacked the message: {0}"),
+    INBOX0210E(Level.SEVERE, "No event id: {0} is missing. The producer must set a stable unique id (a UUID) on every event."),
+    INBOX0211E(Level.SEVERE, "Blank event id in {0}. The producer must set a stable unique id (a UUID) on every event."),
+    INBOX0212E(Level.SEVERE, "Event id in {0} is {1} characters long; at most {2} are accepted (inbox.consumer.<consumer>.event-id.max-length). Starts with: {3}"),
+    INBOX0213E(Level.SEVERE, "Event id in {0} has leading or trailing whitespace: ''{1}''. Ids are not trimmed, so that two different ids never collapse into one."),
+    INBOX0214E(Level.SEVERE, "Event id in {0} contains control or invisible format characters (such as U+200B or U+FEFF)."),
+    INBOX0215E(Level.SEVERE, "Event id in {0} contains U+FFFD, the replacement character: the producer''s bytes were not valid UTF-8, and two such ids could not be told apart."),
+    INBOX0216E(Level.SEVERE, "EventIdExtractor bean ''{0}'' failed: {1}"),
+    INBOX0217E(Level.SEVERE, "Cannot read {0}: the method does not take a Message<T> parameter."),
+    INBOX0218E(Level.SEVERE, "Cannot read {0}: the message is not a Kafka record ({1})."),
+    INBOX0219E(Level.SEVERE, "{0} is not valid UTF-8."),
+    INBOX0230E(Level.SEVERE, "The partitioned inbox needs the event''s time: {0} is missing."),
+    INBOX0231E(Level.SEVERE, "The partitioned inbox needs the event''s own time: event id {0} is not a UUIDv7. Send UUIDv7 event ids or set inbox.consumer.<consumer>.event-time.field."),
+    INBOX0232E(Level.SEVERE, "No inbox partition holds event month {0}: the event is older than the inbox retention (its row may have been purged, so whether it was processed is unknown; re-drive it only if it was not) or further ahead than inbox.partition.months-ahead."),
+    INBOX0233E(Level.SEVERE, "{0} is ''{1}'', not an ISO-8601 date-time with an offset (such as 2026-03-01T12:00:00Z)."),
+
+    INBOX0301W(Level.WARNING, "Consumer {0}: inbox retention {1} is not longer than the topic retention {2}. A replay of records older than the inbox retention would apply their effects again. Raise inbox.consumer.{0}.retention (or inbox.retention)."),
+    INBOX0302E(Level.SEVERE, "The inbox purge failed and will be tried again at its next run: {0}"),
+    INBOX0303I(Level.INFO, "Inbox purge done: {0} rows deleted in {1} batches, partitions dropped {2} (about {3} rows), created {4}, in {5} ms."),
+    INBOX0304W(Level.WARNING, "The inbox purge is overdue: the last successful run finished at {0} (inbox.purge.overdue-after is {1}). Check the log for INBOX0302E."),
+    INBOX0305I(Level.INFO, "Inbox purge scheduled: {0} (EJB calendar: second minute hour dayOfMonth month dayOfWeek)."),
+    INBOX0306W(Level.WARNING, "inbox.purge.schedule is off while inbox.partitioning is monthly: partitions for the coming months are created only by the purge. Create them yourself (see README), or every event of a month without a partition is dead-lettered."),
+    INBOX0307E(Level.SEVERE, "InboxPurge.purgeExpired() must not run inside a transaction: each batch commits on its own. Call it from a method without a transaction (the timer does)."),
+    INBOX0308E(Level.SEVERE, "Cannot read the purge state (table inbox_purge_state): {0}"),
+
+    INBOX0401E(Level.SEVERE, "limit must be 1 to {0}, got {1}.");
+
+    private final Level level;
+    private final String pattern;
+
+    InboxMessage(Level level, String pattern) {
+        this.level = level;
+        this.pattern = pattern;
+    }
+
+    /** @return the level this message is logged at */
+    Level level() {
+        return level;
+    }
+
+    /**
+     * @param args the values of the pattern's {@code {n}} places
+     * @return the id, a colon and the text, e.g. {@code INBOX0004E: Configuration key ...}
+     */
+    String format(Object... args) {
+        return name() + ": " + MessageFormat.format(pattern, args);
+    }
+}
