@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * The month an event belongs to in partitioned mode: the month (UTC) of the event's own time, which is the same
  * on every delivery. Taken from a configured event-time field, else from a UUIDv7 event id (RFC 9562, section
  * 5.7: the first 48 bits are the Unix time in milliseconds). Never from the time of processing: see
- * {@code db/inbox-monthly/V100__partition_inbox_by_event_month.sql} for why.
+ * {@code io/github/jakartainbox/inbox/db/migration-monthly/V100__partition_inbox_by_event_month.sql} for why.
  */
 final class EventMonths {
 

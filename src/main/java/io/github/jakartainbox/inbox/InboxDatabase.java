@@ -26,6 +26,13 @@ import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
 @ApplicationScoped
 class InboxDatabase {
 
+    /** The inbox's migrations, under the library's own package path so that the library jar takes them by rule. */
+    static final String MIGRATIONS = "classpath:io/github/jakartainbox/inbox/db/migration";
+    /** The partitioned mode's migrations ({@code inbox.partitioning=monthly}). */
+    static final String MONTHLY_MIGRATIONS = "classpath:io/github/jakartainbox/inbox/db/migration-monthly";
+    /** An empty callback location: Flyway fails on a missing one, and the default db/callback is the application's. */
+    static final String CALLBACKS = "classpath:io/github/jakartainbox/inbox/db/callback";
+
     private volatile DataSource dataSource;
     private volatile boolean partitioned;
 
@@ -126,8 +133,8 @@ class InboxDatabase {
     static Flyway flyway(DataSource dataSource, boolean monthly) {
         FluentConfiguration configuration = Flyway.configure(InboxDatabase.class.getClassLoader())
                 .dataSource(dataSource)
-                .locations(monthly ? new String[] {"classpath:db/inbox", "classpath:db/inbox-monthly"}
-                        : new String[] {"classpath:db/inbox"})
+                .locations(monthly ? new String[] {MIGRATIONS, MONTHLY_MIGRATIONS} : new String[] {MIGRATIONS})
+                .callbackLocations(CALLBACKS)
                 .failOnMissingLocations(true)
                 .table("inbox_schema_history")
                 // V6 ships after V100: a database partitioned before it must still get it

@@ -16,7 +16,7 @@ enum InboxMessage {
 
     INBOX0001I(Level.INFO, "Inbox schema is up to date in datasource {0} (Flyway, history table inbox_schema_history)."),
     INBOX0002E(Level.SEVERE, "The inbox datasource {0} was not found in JNDI ({1}). Define a <dataSource jndiName=\"{0}\"> in server.xml, or set inbox.datasource to the JNDI name of the datasource that holds your business tables."),
-    INBOX0003E(Level.SEVERE, "The inbox tables are missing or out of date in datasource {0}: {1}. Run the SQL in db/inbox of the inbox jar, or set inbox.schema.migrate=true."),
+    INBOX0003E(Level.SEVERE, "The inbox tables are missing or out of date in datasource {0}: {1}. Run the SQL files in io/github/jakartainbox/inbox/db/migration of the inbox jar (and migration-monthly in monthly mode), or set inbox.schema.migrate=true. A database made by a pre-release build (0.1.0-SNAPSHOT before the migrations were folded) must be made anew."),
     INBOX0004E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}."),
     INBOX0005E(Level.SEVERE, "@Idempotent method {0}: {1}"),
     INBOX0006W(Level.WARNING, "Configuration names consumer ''{0}'' (key {1}), but no @Idempotent method uses that consumer name; the key has no effect. Check its spelling."),

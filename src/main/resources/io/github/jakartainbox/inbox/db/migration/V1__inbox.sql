@@ -10,8 +10,8 @@ CREATE TABLE inbox (
     PRIMARY KEY (consumer, event_id)
 );
 
--- Lets a purge by age (retention) find expired rows without scanning the table.
-CREATE INDEX inbox_processed_at_idx ON inbox (processed_at);
+-- Lets the purge, which deletes per consumer by age (retention), find expired rows without scanning the table.
+CREATE INDEX inbox_consumer_processed_at_idx ON inbox (consumer, processed_at);
 
 -- Deliveries that could not be processed after all attempts, or whose event id was unusable.
 CREATE TABLE inbox_dead_letter (
