@@ -1,64 +1,105 @@
 package io.github.jakartainbox.inbox;
 
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
- * The message an idempotent method receives in place of the connector's: the inbox owns acknowledgement, so
- * {@link #ack()} here does nothing (the real message is acknowledged after the transaction commits, or after
- * the event is dead-lettered), and {@link #nack(Throwable)} marks the attempt failed: it is rolled back and
- * retried. Acknowledging inside the transaction would let the broker move the offset past an event whose
- * effect might still roll back.
+ * The message an idempotent method receives in place of the connector's: the inbox owns acknowledgement, so an
+ * acknowledgement here does nothing (the real message is acknowledged after the transaction commits, or after the
+ * event is dead-lettered), and a negative acknowledgement marks the attempt failed: it is rolled back and retried.
+ * Acknowledging inside the transaction would let the broker move the offset past an event whose effect might still
+ * roll back.
+ *
+ * <p>It is a dynamic proxy of the {@link Message} interface the runtime has, so that every other method is
+ * forwarded to the delivered message, including those the compile-time API lacks: SmallRye's
+ * {@code getMetadata()} family, {@code unwrap}, and any method a later API adds. Methods that derive a new message
+ * ({@code withPayload}, {@code withMetadata}, ...) run on this proxy, so the derived message keeps the deferred
+ * acknowledgement.
  */
-final class DeferredAckMessage<T> implements Message<T> {
+final class DeferredAckMessage implements InvocationHandler {
 
     private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
-    private final Message<T> delivered;
+    private final Message<?> delivered;
     private volatile Throwable nackReason;
 
-    DeferredAckMessage(Message<T> delivered) {
+    private DeferredAckMessage(Message<?> delivered) {
         this.delivered = delivered;
     }
 
-    @Override
-    public T getPayload() {
-        return delivered.getPayload();
+    /**
+     * @param delivered the connector's message
+     * @return the message to hand to the method, and its handler (to read {@link #nackReason()})
+     */
+    static DeferredAckMessage of(Message<?> delivered) {
+        return new DeferredAckMessage(delivered);
     }
 
-    @Override
-    public Supplier<CompletionStage<Void>> getAck() {
-        return () -> DONE;
+    /** @return the message that forwards to the delivered one, with deferred acknowledgement */
+    Message<?> message() {
+        return (Message<?>) Proxy.newProxyInstance(DeferredAckMessage.class.getClassLoader(),
+                new Class<?>[] {Message.class}, this);
     }
 
-    @Override
-    public Function<Throwable, CompletionStage<Void>> getNack() {
-        return reason -> {
-            nackReason = reason == null ? new IllegalStateException("nacked without a reason") : reason;
-            return DONE;
-        };
+    /** @return the reason given to a negative acknowledgement during this attempt, {@code null} if none */
+    Throwable nackReason() {
+        return nackReason;
     }
 
-    @Override
-    public CompletionStage<Void> ack() {
+    private CompletionStage<Void> nacked(Object reason) {
+        nackReason = reason instanceof Throwable t ? t : new IllegalStateException("nacked without a reason");
         return DONE;
     }
 
     @Override
-    public CompletionStage<Void> nack(Throwable reason) {
-        return getNack().apply(reason);
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        String name = method.getName();
+        if (method.getDeclaringClass() == Object.class) {
+            return switch (name) {
+                case "equals" -> proxy == args[0];
+                case "hashCode" -> System.identityHashCode(proxy);
+                default -> "DeferredAckMessage[" + delivered + "]";
+            };
+        }
+        Object[] arguments = args == null ? new Object[0] : args;
+        if (name.equals("ack")) {
+            return DONE;
+        }
+        if (name.equals("nack")) {
+            return nacked(arguments.length > 0 ? arguments[0] : null);
+        }
+        if (name.startsWith("getAck")) {
+            return function(method.getReturnType(), reason -> DONE);
+        }
+        if (name.startsWith("getNack")) {
+            return function(method.getReturnType(), this::nacked);
+        }
+        if (method.isDefault() && Message.class.isAssignableFrom(method.getReturnType())) {
+            return InvocationHandler.invokeDefault(proxy, method, args);
+        }
+        try {
+            return method.invoke(delivered, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 
-    @Override
-    public <C> C unwrap(Class<C> type) {
-        return delivered.unwrap(type);
-    }
-
-    /** @return the reason given to {@link #nack(Throwable)} during this attempt, {@code null} if none */
-    Throwable nackReason() {
-        return nackReason;
+    /** An acknowledgement function of the shape the method returns, calling {@code body} with its first argument. */
+    private static Object function(Class<?> shape, Function<Object, CompletionStage<Void>> body) {
+        if (shape == Supplier.class) {
+            return (Supplier<CompletionStage<Void>>) () -> body.apply(null);
+        }
+        if (shape == BiFunction.class) {
+            return (BiFunction<Object, Object, CompletionStage<Void>>) (first, metadata) -> body.apply(first);
+        }
+        return (Function<Object, CompletionStage<Void>>) body::apply;
     }
 }

@@ -126,11 +126,11 @@ public class IdempotentInterceptor {
         if (claim != InboxClaim.Result.NEW) {
             return new Outcome(claim, null);
         }
-        DeferredAckMessage<?> message = null;
+        DeferredAckMessage message = null;
         if (delivery.message() != null) {
-            message = new DeferredAckMessage<>(delivery.message());
+            message = DeferredAckMessage.of(delivery.message());
             Object[] arguments = context.getParameters().clone();
-            arguments[delivery.messageIndex()] = message;
+            arguments[delivery.messageIndex()] = message.message();
             context.setParameters(arguments);
         }
         Object result = context.proceed();

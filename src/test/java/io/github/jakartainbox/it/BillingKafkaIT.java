@@ -137,6 +137,7 @@ class BillingKafkaIT {
         String run = "kafka-probe-" + UUID.randomUUID();
         String poisonId = UUID.randomUUID().toString();
         String nextId = UUID.randomUUID().toString();
+        org.apache.kafka.clients.producer.RecordMetadata nextPosition;
         try (KafkaProducer<String, String> producer = SampleEvents.producer(BOOTSTRAP)) {
             ProducerRecord<String, String> poison = new ProducerRecord<>("probe.events", run,
                     SampleEvents.event("ignored", run + "-poison", "5.00", "EUR").json());
@@ -148,7 +149,7 @@ class BillingKafkaIT {
                     SampleEvents.event("ignored", run + "-no-header", "5.00", "EUR").json());
             producer.send(poison);
             producer.send(noHeader);
-            producer.send(next);
+            nextPosition = producer.send(next).get();
             producer.send(next); // duplicate by header id
             producer.flush();
         }
@@ -156,6 +157,9 @@ class BillingKafkaIT {
                 + "AND event_id = ?", nextId), "the event after the poison one was processed");
         Thread.sleep(1000); // let the duplicate after it go through as well
         assertEquals(1, invoices(run + "-next"), "processed once, the duplicate skipped");
+        assertEquals("probe.events/" + nextPosition.partition() + "@" + nextPosition.offset(),
+                KafkaProbeConsumer.POSITIONS.get(run + "-next"),
+                "the method read the record's topic, partition and offset through the message the inbox handed it");
         assertEquals(0, invoices(run + "-poison"), "every attempt rolled back");
         assertEquals(0, db.number("SELECT count(*) FROM inbox WHERE consumer = 'probe-kafka' AND event_id = ?", poisonId));
         assertEquals(3, db.number("SELECT attempts FROM inbox_dead_letter WHERE consumer = 'probe-kafka' "

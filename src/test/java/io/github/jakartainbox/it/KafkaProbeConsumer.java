@@ -18,6 +18,9 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 @ApplicationScoped
 public class KafkaProbeConsumer {
 
+    /** Per order id: the Kafka partition and offset the method read from the message it was handed. */
+    public static final java.util.Map<String, String> POSITIONS = new java.util.concurrent.ConcurrentHashMap<>();
+
     @Inject
     Invoices invoices;
 
@@ -25,6 +28,10 @@ public class KafkaProbeConsumer {
     @Idempotent(consumer = "probe-kafka")
     public CompletionStage<Void> consume(Message<String> message) {
         OrderConfirmed order = OrderConfirmed.parse(message.getPayload());
+        // the record's metadata, read through the MicroProfile API on the message the inbox hands the method
+        org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> record =
+                message.unwrap(org.apache.kafka.clients.consumer.ConsumerRecord.class);
+        POSITIONS.put(order.orderId(), record.topic() + "/" + record.partition() + "@" + record.offset());
         invoices.create(order);
         if (order.orderId().endsWith("-poison")) {
             return CompletableFuture.failedFuture(new IllegalStateException("poison order " + order.orderId()));
