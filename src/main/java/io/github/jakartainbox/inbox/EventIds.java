@@ -23,10 +23,10 @@ import java.util.regex.Pattern;
  * Event ids are made by the producer, once per event, and carried unchanged on every delivery (a UUID is best).
  * An id rebuilt from the payload or a timestamp would make two different events collide or one event look new.
  */
-public final class EventIds {
+final class EventIds {
 
     /** The largest {@code inbox.event-id.max-length} the table accepts. */
-    public static final int MAX_LENGTH_LIMIT = 255;
+    static final int MAX_LENGTH_LIMIT = 255;
 
     private static final Pattern UUID_TEXT =
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
@@ -48,7 +48,7 @@ public final class EventIds {
      * @throws InvalidEventIdException when the id is missing, blank, too long, padded with whitespace or holds
      *                                 control characters; the message names the rule and {@code where}
      */
-    public static String normalize(String raw, int maxLength, String where) {
+    static String normalize(String raw, int maxLength, String where) {
         if (raw == null) {
             throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0210E, where));
         }
