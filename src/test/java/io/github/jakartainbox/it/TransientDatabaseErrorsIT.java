@@ -45,7 +45,10 @@ class TransientDatabaseErrorsIT {
         return Deployments.billingWithProbes();
     }
 
-    /** New connections get the setting; the pool's old ones are ended (the inbox waits that outage out). */
+    /**
+     * New connections get the setting; the pool's old ones are ended (consumers wait that outage out, and the pool
+     * validates a connection before handing it out, so the next test's start finds no stale one).
+     */
     private void databaseSetting(String sql) throws Exception {
         try (Connection connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/" + DATABASE,
                 "postgres", ""); Statement statement = connection.createStatement()) {
@@ -73,7 +76,7 @@ class TransientDatabaseErrorsIT {
         String run = "lock-" + UUID.randomUUID();
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             // the service works (its pool reconnected) before the lock is taken
-            SampleEvents.Event warmUp = SampleEvents.event(UUID.randomUUID().toString(), run + "-warm-up", "1.00", "EUR");
+            SampleEvents.Event warmUp = SampleEvents.event(UUID.randomUUID().toString(), "warm-up-" + run, "1.00", "EUR");
             SampleEvents.send(producer, "orders.confirmed", List.of(warmUp));
             assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ?",
                     warmUp.orderId()));
