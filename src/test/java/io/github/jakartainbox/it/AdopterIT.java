@@ -74,6 +74,7 @@ class AdopterIT {
                 "MP_MESSAGING_INCOMING_PAYMENTS_GROUP_ID", "payments-" + run,
                 "INBOX_PARTITIONING", monthly ? "monthly" : "none");
         server("start");
+        awaitApplicationStarted();
 
         List<String> deliveries = new ArrayList<>();
         for (int i = 0; i < EVENTS; i++) {
@@ -142,6 +143,25 @@ class AdopterIT {
                 "nothing of the billing example");
         File target = serverDir.resolve("dropins/adopter.war").toFile();
         war.as(ZipExporter.class).exportTo(target, true);
+    }
+
+    /** Waits for Liberty's CWWKZ0001I for the application; fails with the log's errors when it did not start. */
+    private static void awaitApplicationStarted() throws Exception {
+        Path log = WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log");
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            String text = Files.exists(log) ? Files.readString(log) : "";
+            if (text.contains("CWWKZ0001I: Application adopter started")) {
+                return;
+            }
+            if (text.contains("CWWKZ0002E") || text.contains("CWWKZ0012I")) {
+                break;
+            }
+            Thread.sleep(500);
+        }
+        String errors = Files.exists(log) ? Files.readAllLines(log).stream()
+                .filter(l -> l.contains(" E ") || l.contains("INBOX")).reduce("", (a, b) -> a + "\n" + b) : "no log";
+        throw new AssertionError("application adopter did not start:" + errors);
     }
 
     private void server(String action) throws Exception {
