@@ -64,15 +64,14 @@ public class IdempotentExtension implements Extension {
     }
 
     void report(@Observes AfterDeploymentValidation event, BeanManager beans) {
-        Map<String, String> consumerByStoredName = new TreeMap<>();
+        Map<String, String> storedNames = new TreeMap<>();
         methodsByConsumer.forEach((consumer, methods) -> {
             String stored = checkConfiguration(consumer, methods, beans);
-            String other = stored == null ? null : consumerByStoredName.putIfAbsent(stored, consumer);
-            if (other != null) {
-                problems.add(InboxLog.format(InboxMessage.INBOX0007E, other, describe(methodsByConsumer.get(other)),
-                        consumer, describe(methods), stored));
+            if (stored != null) {
+                storedNames.put(consumer, stored);
             }
         });
+        problems.addAll(sharedStoredNames(storedNames, methodsByConsumer));
         problems.forEach(problem -> {
             InboxLog.LOG.severe(problem); // its own line, besides the deployment failure that carries it
             event.addDeploymentProblem(new DeploymentException(problem));
@@ -95,6 +94,24 @@ public class IdempotentExtension implements Extension {
         // the name has no global form: INBOX_NAME in the environment would otherwise be ignored in silence
         config.getOptionalValue("inbox." + InboxConfig.NAME.name(), String.class)
                 .ifPresent(value -> InboxLog.log(InboxMessage.INBOX0011W, "inbox." + InboxConfig.NAME.name()));
+    }
+
+    /**
+     * @param storedNames      per consumer of an annotation, the name the inbox stores for it
+     * @param methodsByConsumer per consumer of an annotation, its methods
+     * @return one INBOX0007E problem for each consumer whose stored name an earlier consumer already has
+     */
+    static List<String> sharedStoredNames(Map<String, String> storedNames, Map<String, List<Method>> methodsByConsumer) {
+        List<String> found = new ArrayList<>();
+        Map<String, String> consumerByStoredName = new TreeMap<>();
+        storedNames.forEach((consumer, stored) -> {
+            String other = consumerByStoredName.putIfAbsent(stored, consumer);
+            if (other != null) {
+                found.add(InboxLog.format(InboxMessage.INBOX0007E, other, describe(methodsByConsumer.get(other)),
+                        consumer, describe(methodsByConsumer.get(consumer)), stored));
+            }
+        });
+        return found;
     }
 
     /**

@@ -114,4 +114,21 @@ class IdempotentExtensionTest {
     void invalidConsumerNameIsRejected() {
         assertRejected("badName", "consumer 'bad name!' is not a valid consumer name");
     }
+
+    @Test
+    void twoConsumersStoredUnderOneNameAreAProblemNamingBoth() throws Exception {
+        java.lang.reflect.Method a = getClass().getDeclaredMethod("twoConsumersStoredUnderOneNameAreAProblemNamingBoth");
+        java.lang.reflect.Method b = getClass().getDeclaredMethod("supportedSignaturesPass");
+        java.util.Map<String, java.util.List<java.lang.reflect.Method>> methods = new java.util.TreeMap<>(java.util.Map.of(
+                "analytics", java.util.List.of(a), "billing", java.util.List.of(b)));
+        java.util.List<String> problems = IdempotentExtension.sharedStoredNames(
+                new java.util.TreeMap<>(java.util.Map.of("analytics", "orders", "billing", "orders")), methods);
+        org.junit.jupiter.api.Assertions.assertEquals(1, problems.size(), problems.toString());
+        String problem = problems.get(0);
+        org.junit.jupiter.api.Assertions.assertTrue(problem.startsWith("INBOX0007E: ") && problem.contains("'analytics'")
+                && problem.contains("'billing'") && problem.contains("twoConsumersStoredUnderOneName")
+                && problem.contains("supportedSignaturesPass") && problem.contains("'orders'"), problem);
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(), IdempotentExtension.sharedStoredNames(
+                java.util.Map.of("analytics", "analytics", "billing", "billing"), methods));
+    }
 }
