@@ -9,6 +9,8 @@ import jakarta.transaction.Transactional;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import org.eclipse.microprofile.reactive.messaging.Acknowledgment;
@@ -117,18 +119,18 @@ class IdempotentExtensionTest {
 
     @Test
     void twoConsumersStoredUnderOneNameAreAProblemNamingBoth() throws Exception {
-        java.lang.reflect.Method a = getClass().getDeclaredMethod("twoConsumersStoredUnderOneNameAreAProblemNamingBoth");
-        java.lang.reflect.Method b = getClass().getDeclaredMethod("supportedSignaturesPass");
-        java.util.Map<String, java.util.List<java.lang.reflect.Method>> methods = new java.util.TreeMap<>(java.util.Map.of(
-                "analytics", java.util.List.of(a), "billing", java.util.List.of(b)));
-        java.util.List<String> problems = IdempotentExtension.sharedStoredNames(
-                new java.util.TreeMap<>(java.util.Map.of("analytics", "orders", "billing", "orders")), methods);
-        org.junit.jupiter.api.Assertions.assertEquals(1, problems.size(), problems.toString());
+        Method a = getClass().getDeclaredMethod("twoConsumersStoredUnderOneNameAreAProblemNamingBoth");
+        Method b = getClass().getDeclaredMethod("supportedSignaturesPass");
+        Map<String, List<Method>> methods = new TreeMap<>(Map.of(
+                "analytics", List.of(a), "billing", List.of(b)));
+        List<String> problems = IdempotentExtension.sharedStoredNames(
+                new TreeMap<>(Map.of("analytics", "orders", "billing", "orders")), methods);
+        assertEquals(1, problems.size(), problems.toString());
         String problem = problems.get(0);
-        org.junit.jupiter.api.Assertions.assertTrue(problem.startsWith("INBOX0007E: ") && problem.contains("'analytics'")
+        assertTrue(problem.startsWith("INBOX0007E: ") && problem.contains("'analytics'")
                 && problem.contains("'billing'") && problem.contains("twoConsumersStoredUnderOneName")
                 && problem.contains("supportedSignaturesPass") && problem.contains("'orders'"), problem);
-        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(), IdempotentExtension.sharedStoredNames(
-                java.util.Map.of("analytics", "analytics", "billing", "billing"), methods));
+        assertEquals(List.of(), IdempotentExtension.sharedStoredNames(
+                Map.of("analytics", "analytics", "billing", "billing"), methods));
     }
 }
