@@ -51,8 +51,16 @@ final class Failures {
 
     private static final int MAX_CHARS = 4000;
 
+    /** A text that starts with a message id ({@code INBOX0207E: ...}, {@code BILLING0101E: ...}) names itself. */
+    private static final java.util.regex.Pattern WITH_ID = java.util.regex.Pattern.compile("^[A-Z]{4,10}\\d{4}[IWE]: .*",
+            java.util.regex.Pattern.DOTALL);
+
     private static String one(Throwable t) {
-        return t.getMessage() == null ? t.getClass().getName() : t.getClass().getName() + ": " + t.getMessage();
+        if (t.getMessage() == null) {
+            return t.getClass().getName();
+        }
+        // the id leads the dead letter's error text, so that operators can group and search by it
+        return WITH_ID.matcher(t.getMessage()).matches() ? t.getMessage() : t.getClass().getName() + ": " + t.getMessage();
     }
 
     /** @return the text with U+0000, which PostgreSQL text cannot hold, replaced by U+FFFD */

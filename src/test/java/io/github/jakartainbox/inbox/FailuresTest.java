@@ -28,4 +28,12 @@ class FailuresTest {
         assertEquals("a\ufffdb", Failures.storable("a\u0000b"));
         assertTrue(Failures.describe(new IllegalStateException("x".repeat(10_000))).length() <= 4000);
     }
+
+    @Test
+    void aReasonWithAMessageIdStartsWithIt() {
+        String text = Failures.describe(new UnprocessableEventException("INBOX0208E: the database refused it",
+                new SQLException("value too long for type character varying(100)", "22001")));
+        assertTrue(text.startsWith("INBOX0208E: the database refused it"), text);
+        assertTrue(text.contains("value too long"), text);
+    }
 }
