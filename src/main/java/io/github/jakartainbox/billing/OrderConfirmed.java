@@ -1,16 +1,16 @@
 package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.Printable;
+import io.github.jakartainbox.inbox.StrictJson;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.Utf8;
-import jakarta.json.Json;
+import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-import jakarta.json.stream.JsonParser;
-import java.io.StringReader;
 import java.math.BigDecimal;
 import java.util.Currency;
+import java.util.regex.Pattern;
 
 /**
  * An {@code orders.confirmed} event: record key = order id, value
@@ -51,52 +51,69 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
         return parse(json);
     }
 
+    /** Longest {@code order_id}, in characters: its btree index ({@code invoice_order_id_idx}) holds entries of up
+     *  to 2704 bytes, and 200 characters are at most 800 bytes of UTF-8. */
+    public static final int MAX_ORDER_ID_CHARS = 200;
+    /** Longest {@code customer_email}, in characters: the longest address an SMTP path can carry (RFC 5321 section
+     *  4.5.3.1.3: 256 octets including the angle brackets). */
+    public static final int MAX_EMAIL_CHARS = 254;
+    /** Longest {@code event_id}, in characters: what the inbox's {@code event_id} column accepts. */
+    public static final int MAX_EVENT_ID_CHARS = 255;
+    /** Most integer digits of {@code amount}: what {@code invoice.amount numeric(12,2)} holds. */
+    public static final int MAX_AMOUNT_INTEGER_DIGITS = 10;
+
+    /** The amount's only accepted form: ASCII digits, optionally a point and one or two ASCII digits. */
+    private static final Pattern AMOUNT = Pattern.compile("[0-9]{1,40}(?:\\.[0-9]{1,2})?");
+    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+
     /**
+     * The contract of an {@code orders.confirmed} value, checked in full before any work, the same for every
+     * consumer (README, "Bad input"): one JSON object by {@link StrictJson} (no member twice); {@code event_id},
+     * {@code order_id}, {@code customer_email}, {@code amount} and {@code currency} non-empty JSON strings without
+     * control characters (U+0000 to U+001F, U+007F to U+009F: PostgreSQL text cannot hold U+0000); {@code order_id}
+     * at most {@value #MAX_ORDER_ID_CHARS} characters, {@code customer_email} at most {@value #MAX_EMAIL_CHARS} with
+     * an {@code @}, {@code event_id} at most {@value #MAX_EVENT_ID_CHARS}; {@code amount} ASCII digits with at most
+     * {@value #MAX_AMOUNT_INTEGER_DIGITS} of them before an optional point and one or two after it, more than zero
+     * (no sign, exponent, spaces or other digits); {@code currency} an ISO 4217 code in upper case that is money.
+     * Other members are ignored.
+     *
      * @param json the record value as text
-     * @return the event
-     * @throws UnprocessableEventException when the value is not such an event; the message names the field
+     * @return the event, its amount with scale 2
+     * @throws UnprocessableEventException when the value breaks the contract; the message names the field and
+     *                                     the rule
      */
     public static OrderConfirmed parse(String json) {
         if (json == null || json.isBlank()) {
             throw new UnprocessableEventException("orders.confirmed value is empty");
         }
         JsonObject object;
-        try (JsonParser parser = Json.createParser(new StringReader(json))) {
-            if (parser.next() != JsonParser.Event.START_OBJECT) {
-                throw new UnprocessableEventException("orders.confirmed value is not a JSON object");
-            }
-            object = parser.getObject();
-            if (parser.hasNext()) {
-                throw new UnprocessableEventException("orders.confirmed value is not valid JSON: more follows the "
-                        + "JSON object (" + parser.getLocation() + ")");
-            }
-        } catch (UnprocessableEventException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            // JsonException, or the parser's own limits (nesting depth) as a plain RuntimeException
-            throw new UnprocessableEventException("orders.confirmed value is not valid JSON: "
-                    + Printable.of(e.getMessage(), 200), e);
+        try {
+            object = StrictJson.readObject(json);
+        } catch (JsonException e) {
+            throw new UnprocessableEventException("orders.confirmed value " + e.getMessage(), e);
         }
-        String orderId = text(object, "order_id");
-        String email = text(object, "customer_email");
+        String eventId = text(object, "event_id", MAX_EVENT_ID_CHARS);
+        String orderId = text(object, "order_id", MAX_ORDER_ID_CHARS);
+        String email = text(object, "customer_email", MAX_EMAIL_CHARS);
         if (!email.contains("@")) {
             throw new UnprocessableEventException("customer_email '" + shortened(email) + "' is not an e-mail address");
         }
-        String amountText = text(object, "amount");
-        BigDecimal amount;
-        try {
-            amount = new BigDecimal(amountText);
-        } catch (NumberFormatException e) {
-            throw new UnprocessableEventException("amount must be a decimal string such as \"129.90\", got "
-                    + shortened(amountText));
+        String amountText = text(object, "amount", 64);
+        if (!AMOUNT.matcher(amountText).matches()) {
+            throw new UnprocessableEventException("amount must be a decimal string of ASCII digits with at most 2 "
+                    + "decimals after a point, such as \"129.90\" (no sign, exponent, spaces or other digits), got "
+                    + "\"" + shortened(amountText) + "\"");
         }
-        // checked on precision and scale only: toPlainString() of 1e999999999 would be a billion characters
-        if (amount.signum() <= 0 || amount.scale() > 2 || (long) amount.precision() - amount.scale() > 10) {
-            throw new UnprocessableEventException("amount " + shortened(amountText)
-                    + " must be positive, with at most 10 integer digits and 2 decimals");
+        BigDecimal amount = new BigDecimal(amountText);
+        if (amount.signum() <= 0 || (long) amount.precision() - amount.scale() > MAX_AMOUNT_INTEGER_DIGITS) {
+            throw new UnprocessableEventException("amount " + shortened(amountText) + " must be positive, with at "
+                    + "most " + MAX_AMOUNT_INTEGER_DIGITS + " integer digits and 2 decimals");
         }
-        String currency = text(object, "currency");
+        String currency = text(object, "currency", 64);
         try {
+            if (!CURRENCY.matcher(currency).matches()) {
+                throw new IllegalArgumentException("not three capital letters");
+            }
             Currency code = Currency.getInstance(currency);
             if (code.getDefaultFractionDigits() < 0) {
                 // XXX (no currency), XAU (gold), XDR...: ISO 4217 codes that are no money to invoice in
@@ -107,16 +124,29 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
             throw new UnprocessableEventException("currency '" + shortened(currency) + "' is not an ISO 4217 "
                     + "currency code");
         }
-        return new OrderConfirmed(text(object, "event_id"), orderId, email, amount, currency);
+        return new OrderConfirmed(eventId, orderId, email, amount.setScale(2), currency);
     }
 
-    private static String text(JsonObject object, String field) {
+    private static String text(JsonObject object, String field, int maxChars) {
         JsonValue value = object.get(field);
         if (!(value instanceof JsonString string) || string.getString().isBlank()) {
             throw new UnprocessableEventException("field '" + field + "' must be a non-empty JSON string, got "
                     + (value == null ? "nothing" : shortened(value.toString())));
         }
-        return string.getString();
+        String text = string.getString();
+        if (text.length() > maxChars) {
+            throw new UnprocessableEventException("field '" + field + "' has " + text.length() + " characters, more "
+                    + "than the " + maxChars + " it may have: '" + shortened(text) + "'");
+        }
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isISOControl(c)) {
+                throw new UnprocessableEventException("field '" + field + "' holds control character U+"
+                        + String.format("%04X", (int) c) + " at index " + i + (c == 0 ? ", which PostgreSQL text "
+                        + "cannot store" : "") + ": '" + shortened(text) + "'");
+            }
+        }
+        return text;
     }
 
     private static String shortened(String text) {

@@ -65,6 +65,9 @@ public class IdempotentExtension implements Extension {
             InboxLog.LOG.severe(problem); // its own line, besides the deployment failure that carries it
             event.addDeploymentProblem(new DeploymentException(problem));
         });
+        methodsByConsumer.values().forEach(methods -> KafkaIsolationCheck.readUncommitted(ConfigProvider.getConfig(),
+                methods).forEach(f -> InboxLog.log(Level.WARNING, "INBOX0007W", describe(f.method()), f.channel(),
+                f.isolationLevel())));
         for (String key : ConfigProvider.getConfig().getPropertyNames()) {
             // retention keys may name consumers that only the purge knows (rows of a retired consumer)
             boolean retention = key.endsWith("." + InboxConfig.RETENTION) || key.endsWith("." + InboxConfig.TOPIC_RETENTION);

@@ -20,6 +20,7 @@ final class InboxLog {
             Map.entry("INBOX0004E", "Configuration key {0} has the value ''{1}''; it must be {2}."),
             Map.entry("INBOX0005E", "@Idempotent method {0}: {1}"),
             Map.entry("INBOX0006W", "Configuration names consumer ''{0}'' (key {1}), but no @Idempotent method uses that consumer name; the key has no effect. Check its spelling."),
+            Map.entry("INBOX0007W", "@Idempotent method {0} reads Kafka channel {1} with isolation.level {2}: records of Kafka transactions that their producer aborted are delivered and processed as if they had happened. Set mp.messaging.incoming.{1}.isolation.level=read_committed."),
             Map.entry("INBOX0101I", "Skipped duplicate event {1} for consumer {0}: it was already processed; the message is acknowledged."),
             Map.entry("INBOX0102E", "Consumer {0}: event {1} arrived again with a different payload than the one processed; it is skipped and dead-lettered with the details."),
             Map.entry("INBOX0201W", "Consumer {0}, event {1}: attempt {2} of {3} failed (rolled back, or a commit of unknown outcome: the inbox row makes the retry safe either way); retrying in {4} ms. Cause: {5}"),
