@@ -35,7 +35,10 @@ final class KafkaIsolationCheck {
     static List<Finding> readUncommitted(Config config, Iterable<Method> methods) {
         List<Finding> findings = new ArrayList<>();
         for (Method method : methods) {
-            for (Incoming incoming : method.getAnnotationsByType(Incoming.class)) {
+            // getAnnotation, not getAnnotationsByType: on Liberty the repeatable container type (SmallRye's
+            // Incomings) is not visible to the application, and looking for it fails the deployment
+            Incoming incoming = method.getAnnotation(Incoming.class);
+            if (incoming != null) {
                 String channel = incoming.value();
                 String prefix = "mp.messaging.incoming." + channel + ".";
                 String connector = config.getOptionalValue(prefix + "connector", String.class).orElse("");
