@@ -54,7 +54,7 @@ public class BillingSchema {
             }
         }
         if (!migrated) {
-            throw new IllegalStateException("billing tables not migrated yet (application still starting)");
+            throw new IllegalStateException(BillingMessage.BILLING0205E.format());
         }
     }
 

@@ -29,7 +29,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.logging.Logger;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 
@@ -50,7 +49,6 @@ import org.eclipse.microprofile.reactive.messaging.Emitter;
 @RolesAllowed(Roles.OPERATOR)
 public class DeadLetterResource {
 
-    private static final Logger LOG = Logger.getLogger(DeadLetterResource.class.getName());
     /** The inbox names of this service's consumers (inbox.consumer.<c>.name may rename them); all read orders.confirmed. */
     private static final Set<String> CONSUMERS = Set.of(InboxConfig.consumerName("billing"),
             InboxConfig.consumerName("analytics"));
@@ -108,7 +106,7 @@ public class DeadLetterResource {
         try {
             redrive.send(payload).toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            LOG.warning(() -> "re-drive of dead letter " + id + " failed: " + e);
+            BillingMessage.BILLING0203W.log(id, e);
             throw new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)
                     .entity(Map.of("error", "the broker did not acknowledge the re-drive of dead letter " + id
                             + " (" + e.getClass().getSimpleName() + "); it stays open, try again"))
@@ -121,8 +119,7 @@ public class DeadLetterResource {
             throw conflict("dead letter " + id + " was sent again, but the row changed meanwhile: the event failed "
                     + "again, or someone resolved it. Look at the row before doing more");
         }
-        LOG.info(() -> "dead letter " + id + " (consumer " + letter.consumer() + ", event " + letter.eventId()
-                + ") re-driven by " + user());
+        BillingMessage.BILLING0201I.log(id, letter.consumer(), letter.eventId(), user());
         return deadLetters.find(id).orElseThrow();
     }
 
@@ -138,8 +135,7 @@ public class DeadLetterResource {
         if (!deadLetters.discard(id, user())) {
             throw conflict("dead letter " + id + " was resolved by someone else meanwhile");
         }
-        LOG.info(() -> "dead letter " + id + " (consumer " + letter.consumer() + ", event " + letter.eventId()
-                + ") discarded by " + user());
+        BillingMessage.BILLING0202I.log(id, letter.consumer(), letter.eventId(), user());
         return deadLetters.find(id).orElseThrow();
     }
 

@@ -1,16 +1,19 @@
 package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.Printable;
+import io.github.jakartainbox.inbox.StrictJson;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
-import io.github.jakartainbox.inbox.Utf8;
-import jakarta.json.Json;
+import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-import jakarta.json.stream.JsonParser;
-import java.io.StringReader;
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.Currency;
+import java.util.regex.Pattern;
 
 /**
  * An {@code orders.confirmed} event: record key = order id, value
@@ -36,67 +39,84 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
      */
     public static OrderConfirmed parse(byte[] value) {
         if (value == null || value.length == 0) {
-            throw new UnprocessableEventException("orders.confirmed value is empty (" + (value == null
-                    ? "a tombstone or a null value" : "0 bytes") + ")");
+            throw new UnprocessableEventException(BillingMessage.BILLING0101E.format(value == null
+                    ? "a tombstone or a null value" : "0 bytes"));
         }
         if (value.length > MAX_BYTES) {
-            throw new UnprocessableEventException("orders.confirmed value is " + value.length + " bytes, more than "
-                    + "the " + MAX_BYTES + " an order event may have; the producer sent something else");
+            throw new UnprocessableEventException(BillingMessage.BILLING0102E.format(String.valueOf(value.length),
+                    String.valueOf(MAX_BYTES)));
         }
-        String json = Utf8.decode(value);
-        if (json == null) {
-            throw new UnprocessableEventException("orders.confirmed value is not valid UTF-8 text (JSON must be "
-                    + "UTF-8); it is kept byte for byte in inbox_dead_letter.payload_bytes");
+        String json;
+        try {
+            json = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(value)).toString();
+        } catch (CharacterCodingException e) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0103E.format());
         }
         return parse(json);
     }
 
+    /** Longest {@code order_id}, in characters: its btree index ({@code invoice_order_id_idx}) holds entries of up
+     *  to 2704 bytes, and 200 characters are at most 800 bytes of UTF-8. */
+    public static final int MAX_ORDER_ID_CHARS = 200;
+    /** Longest {@code customer_email}, in characters: the longest address an SMTP path can carry (RFC 5321 section
+     *  4.5.3.1.3: 256 octets including the angle brackets). */
+    public static final int MAX_EMAIL_CHARS = 254;
+    /** Longest {@code event_id}, in characters: what the inbox's {@code event_id} column accepts. */
+    public static final int MAX_EVENT_ID_CHARS = 255;
+    /** Most integer digits of {@code amount}: what {@code invoice.amount numeric(12,2)} holds. */
+    public static final int MAX_AMOUNT_INTEGER_DIGITS = 10;
+
+    /** The amount's only accepted form: ASCII digits, optionally a point and one or two ASCII digits. */
+    private static final Pattern AMOUNT = Pattern.compile("[0-9]{1,40}(?:\\.[0-9]{1,2})?");
+    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+
     /**
+     * The contract of an {@code orders.confirmed} value, checked in full before any work, the same for every
+     * consumer (README, "Bad input"): one JSON object by {@link StrictJson} (no member twice); {@code event_id},
+     * {@code order_id}, {@code customer_email}, {@code amount} and {@code currency} non-empty JSON strings without
+     * control characters (U+0000 to U+001F, U+007F to U+009F: PostgreSQL text cannot hold U+0000); {@code order_id}
+     * at most {@value #MAX_ORDER_ID_CHARS} characters, {@code customer_email} at most {@value #MAX_EMAIL_CHARS} with
+     * an {@code @}, {@code event_id} at most {@value #MAX_EVENT_ID_CHARS}; {@code amount} ASCII digits with at most
+     * {@value #MAX_AMOUNT_INTEGER_DIGITS} of them before an optional point and one or two after it, more than zero
+     * (no sign, exponent, spaces or other digits); {@code currency} an ISO 4217 code in upper case that is money.
+     * Other members are ignored.
+     *
      * @param json the record value as text
-     * @return the event
-     * @throws UnprocessableEventException when the value is not such an event; the message names the field
+     * @return the event, its amount with scale 2
+     * @throws UnprocessableEventException when the value breaks the contract; the message names the field and
+     *                                     the rule
      */
     public static OrderConfirmed parse(String json) {
         if (json == null || json.isBlank()) {
-            throw new UnprocessableEventException("orders.confirmed value is empty");
+            throw new UnprocessableEventException(BillingMessage.BILLING0101E.format("blank"));
         }
         JsonObject object;
-        try (JsonParser parser = Json.createParser(new StringReader(json))) {
-            if (parser.next() != JsonParser.Event.START_OBJECT) {
-                throw new UnprocessableEventException("orders.confirmed value is not a JSON object");
-            }
-            object = parser.getObject();
-            if (parser.hasNext()) {
-                throw new UnprocessableEventException("orders.confirmed value is not valid JSON: more follows the "
-                        + "JSON object (" + parser.getLocation() + ")");
-            }
-        } catch (UnprocessableEventException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            // JsonException, or the parser's own limits (nesting depth) as a plain RuntimeException
-            throw new UnprocessableEventException("orders.confirmed value is not valid JSON: "
-                    + Printable.of(e.getMessage(), 200), e);
+        try {
+            object = StrictJson.readObject(json);
+        } catch (JsonException e) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0104E.format(e.getMessage()), e);
         }
-        String orderId = text(object, "order_id");
-        String email = text(object, "customer_email");
+        String eventId = text(object, "event_id", MAX_EVENT_ID_CHARS);
+        String orderId = text(object, "order_id", MAX_ORDER_ID_CHARS);
+        String email = text(object, "customer_email", MAX_EMAIL_CHARS);
         if (!email.contains("@")) {
-            throw new UnprocessableEventException("customer_email '" + shortened(email) + "' is not an e-mail address");
+            throw new UnprocessableEventException(BillingMessage.BILLING0105E.format(shortened(email)));
         }
-        String amountText = text(object, "amount");
-        BigDecimal amount;
+        String amountText = text(object, "amount", 64);
+        if (!AMOUNT.matcher(amountText).matches()) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0106E.format(shortened(amountText)));
+        }
+        BigDecimal amount = new BigDecimal(amountText);
+        if (amount.signum() <= 0 || (long) amount.precision() - amount.scale() > MAX_AMOUNT_INTEGER_DIGITS) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0107E.format(shortened(amountText),
+                    String.valueOf(MAX_AMOUNT_INTEGER_DIGITS)));
+        }
+        String currency = text(object, "currency", 64);
         try {
-            amount = new BigDecimal(amountText);
-        } catch (NumberFormatException e) {
-            throw new UnprocessableEventException("amount must be a decimal string such as \"129.90\", got "
-                    + shortened(amountText));
-        }
-        // checked on precision and scale only: toPlainString() of 1e999999999 would be a billion characters
-        if (amount.signum() <= 0 || amount.scale() > 2 || (long) amount.precision() - amount.scale() > 10) {
-            throw new UnprocessableEventException("amount " + shortened(amountText)
-                    + " must be positive, with at most 10 integer digits and 2 decimals");
-        }
-        String currency = text(object, "currency");
-        try {
+            if (!CURRENCY.matcher(currency).matches()) {
+                throw new IllegalArgumentException("not three capital letters");
+            }
             Currency code = Currency.getInstance(currency);
             if (code.getDefaultFractionDigits() < 0) {
                 // XXX (no currency), XAU (gold), XDR...: ISO 4217 codes that are no money to invoice in
@@ -104,19 +124,31 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
             }
             currency = code.getCurrencyCode();
         } catch (IllegalArgumentException e) {
-            throw new UnprocessableEventException("currency '" + shortened(currency) + "' is not an ISO 4217 "
-                    + "currency code");
+            throw new UnprocessableEventException(BillingMessage.BILLING0108E.format(shortened(currency)));
         }
-        return new OrderConfirmed(text(object, "event_id"), orderId, email, amount, currency);
+        return new OrderConfirmed(eventId, orderId, email, amount.setScale(2), currency);
     }
 
-    private static String text(JsonObject object, String field) {
+    private static String text(JsonObject object, String field, int maxChars) {
         JsonValue value = object.get(field);
         if (!(value instanceof JsonString string) || string.getString().isBlank()) {
-            throw new UnprocessableEventException("field '" + field + "' must be a non-empty JSON string, got "
-                    + (value == null ? "nothing" : shortened(value.toString())));
+            throw new UnprocessableEventException(BillingMessage.BILLING0109E.format(field,
+                    value == null ? "nothing" : shortened(value.toString())));
         }
-        return string.getString();
+        String text = string.getString();
+        if (text.length() > maxChars) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0110E.format(field,
+                    String.valueOf(text.length()), String.valueOf(maxChars), shortened(text)));
+        }
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isISOControl(c)) {
+                throw new UnprocessableEventException(BillingMessage.BILLING0111E.format(field,
+                        String.format("%04X", (int) c), String.valueOf(i),
+                        c == 0 ? ", which PostgreSQL text cannot store" : "", shortened(text)));
+            }
+        }
+        return text;
     }
 
     private static String shortened(String text) {

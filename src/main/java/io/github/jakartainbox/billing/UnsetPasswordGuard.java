@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Logger;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -25,7 +24,6 @@ import org.eclipse.microprofile.config.ConfigProvider;
 @Priority(Priorities.AUTHORIZATION)
 public class UnsetPasswordGuard implements ContainerRequestFilter {
 
-    private static final Logger LOG = Logger.getLogger(UnsetPasswordGuard.class.getName());
     /** the runtime may construct a provider more than once: say it once */
     private static final AtomicBoolean LOGGED = new AtomicBoolean();
 
@@ -48,9 +46,8 @@ public class UnsetPasswordGuard implements ContainerRequestFilter {
             }
         });
         if (!LOGGED.getAndSet(true)) {
-            found.forEach((user, variable) -> LOG.severe(() -> "Variable " + variable + " is not set, so user " + user + " cannot use the REST "
-                    + "API. Set environment variable " + variable.toUpperCase(Locale.ROOT).replace('.', '_')
-                    + ", or a file " + variable + " in the server's variables directory."));
+            found.forEach((user, variable) -> BillingMessage.BILLING0204E.log(variable, user,
+                    variable.toUpperCase(Locale.ROOT).replace('.', '_')));
         }
         unset = Map.copyOf(found);
     }

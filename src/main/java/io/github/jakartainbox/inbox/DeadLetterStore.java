@@ -14,15 +14,31 @@ import java.sql.Types;
 @ApplicationScoped
 class DeadLetterStore {
 
-    static final String RECORD_SQL = "INSERT INTO inbox_dead_letter AS d "
-            + "(consumer, event_id, payload, payload_bytes, error, attempts, first_failed_at, last_failed_at) "
-            + "VALUES (?, ?, ?, ?, ?, ?, now(), now()) "
-            + "ON CONFLICT (consumer, event_id) WHERE event_id IS NOT NULL DO UPDATE SET "
-            + "payload = EXCLUDED.payload, payload_bytes = EXCLUDED.payload_bytes, error = EXCLUDED.error, attempts = d.attempts + EXCLUDED.attempts, "
-            + "last_failed_at = now(), redriven_at = NULL, "
+    private static final String INSERT = "INSERT INTO inbox_dead_letter AS d "
+            + "(consumer, event_id, payload, payload_bytes, error, attempts, first_failed_at, last_failed_at, "
+            + "payload_sha256, deliveries) VALUES (?, ?, ?, ?, ?, ?, now(), now(), ?, 1) ";
+
+    private static final String ON_CONFLICT_UPDATE = " DO UPDATE SET "
+            + "payload = EXCLUDED.payload, payload_bytes = EXCLUDED.payload_bytes, error = EXCLUDED.error, "
+            + "attempts = d.attempts + EXCLUDED.attempts, deliveries = d.deliveries + 1, "
+            + "payload_sha256 = EXCLUDED.payload_sha256, last_failed_at = now(), redriven_at = NULL, "
             // a discarded event stays discarded when it fails again (re-delivered, or re-driven for another
             // consumer): the operator decided it needs no processing; a re-driven one that fails is open again
             + "resolved_by = CASE WHEN d.discarded_at IS NULL THEN NULL ELSE d.resolved_by END";
+
+    /** An event with a usable id: one row per (consumer, event id). */
+    static final String RECORD_SQL = INSERT
+            + "ON CONFLICT (consumer, event_id) WHERE event_id IS NOT NULL" + ON_CONFLICT_UPDATE;
+
+    /**
+     * A record without a usable event id: one row per (consumer, SHA-256 of the payload), so that a replayed bad
+     * record is counted on its row ({@code deliveries}) instead of adding one (schema version 7).
+     */
+    static final String RECORD_WITHOUT_ID_SQL = INSERT
+            + "ON CONFLICT (consumer, payload_sha256) WHERE event_id IS NULL" + ON_CONFLICT_UPDATE;
+
+    /** {@code payload_sha256} of a record whose payload is null (a tombstone). */
+    private static final byte[] NO_PAYLOAD = new byte[0];
 
     private static final int MAX_ERROR_CHARS = 4000;
 
@@ -36,11 +52,15 @@ class DeadLetterStore {
      * @param bytes    the payload's bytes when they are not UTF-8 text, else {@code null}
      * @param error    the reason, stored (truncated to 4000 characters)
      * @param attempts how many processing attempts were made (0 when none was possible)
+     * @param sha256   the SHA-256 of the payload as delivered ({@link Delivery#fingerprint()}), {@code null} for a
+     *                 null payload; what finds the row again when {@code eventId} is {@code null}
      * @throws SQLException when the insert fails
      */
-    void record(String consumer, String eventId, String payload, byte[] bytes, String error, int attempts) throws SQLException {
+    void record(String consumer, String eventId, String payload, byte[] bytes, String error, int attempts,
+                byte[] sha256) throws SQLException {
         try (Connection connection = database.connection();
-             PreparedStatement insert = connection.prepareStatement(RECORD_SQL)) {
+             PreparedStatement insert = connection.prepareStatement(eventId == null ? RECORD_WITHOUT_ID_SQL
+                     : RECORD_SQL)) {
             insert.setString(1, consumer);
             if (eventId == null) {
                 insert.setNull(2, Types.VARCHAR);
@@ -51,6 +71,7 @@ class DeadLetterStore {
             insert.setBytes(4, bytes);
             insert.setString(5, Failures.storable(error.length() > MAX_ERROR_CHARS ? error.substring(0, MAX_ERROR_CHARS) : error));
             insert.setInt(6, attempts);
+            insert.setBytes(7, sha256 == null ? NO_PAYLOAD : sha256);
             insert.executeUpdate();
         }
     }

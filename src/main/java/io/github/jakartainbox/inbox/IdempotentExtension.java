@@ -77,6 +77,9 @@ public class IdempotentExtension implements Extension {
             event.addDeploymentProblem(new DeploymentException(problem));
         });
         Config config = ConfigProvider.getConfig();
+        methodsByConsumer.values().forEach(methods -> KafkaIsolationCheck.readUncommitted(config, methods)
+                .forEach(f -> InboxLog.log(InboxMessage.INBOX0012W, describe(f.method()), f.channel(),
+                        f.isolationLevel())));
         for (String key : config.getPropertyNames()) {
             // retention keys may name consumers that only the purge knows (rows of a retired consumer)
             boolean retention = key.endsWith("." + InboxConfig.RETENTION.name())

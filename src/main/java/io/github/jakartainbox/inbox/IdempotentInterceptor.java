@@ -177,7 +177,8 @@ public class IdempotentInterceptor {
                 transactions.inNewTransaction(() -> {
                     deadLetters.record(consumer.name(), eventId, withPayload ? delivery.payloadText() : null,
                             withPayload ? delivery.payloadBytes() : null,
-                            withPayload ? error : "payload not stored (" + error + ")", attempts);
+                            withPayload ? error : "payload not stored (" + error + ")", attempts,
+                            delivery.fingerprint());
                     return null;
                 });
                 InboxLog.log(InboxMessage.INBOX0202E, consumer.name(), shownId, String.valueOf(attempts), error);

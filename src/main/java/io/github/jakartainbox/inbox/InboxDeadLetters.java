@@ -26,7 +26,7 @@ public class InboxDeadLetters {
 
     private static final String COLUMNS = "id, consumer, event_id, error, attempts, first_failed_at, last_failed_at, "
             + "redriven_at, discarded_at, resolved_by, coalesce(octet_length(payload), octet_length(payload_bytes), 0), "
-            + "payload_bytes IS NOT NULL";
+            + "payload_bytes IS NOT NULL, deliveries";
 
     /**
      * One dead letter, without its payload.
@@ -43,10 +43,13 @@ public class InboxDeadLetters {
      * @param resolvedBy    who re-drove or discarded it
      * @param payloadBytes  the payload's size in bytes (as stored)
      * @param binary        whether the payload is kept as bytes because it is not valid UTF-8
+     * @param deliveries    how many deliveries of the event (or, without a usable event id, of the same payload
+     *                      bytes) failed into this row: a replayed bad record is counted here, not added as a row
      */
     public record DeadLetter(long id, String consumer, String eventId, String error, int attempts,
                              OffsetDateTime firstFailedAt, OffsetDateTime lastFailedAt, OffsetDateTime redrivenAt,
-                             OffsetDateTime discardedAt, String resolvedBy, long payloadBytes, boolean binary) {
+                             OffsetDateTime discardedAt, String resolvedBy, long payloadBytes, boolean binary,
+                             int deliveries) {
 
         /** @return whether it still waits for an operator (neither re-driven nor discarded) */
         public boolean open() {
@@ -165,6 +168,6 @@ public class InboxDeadLetters {
         return new DeadLetter(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getInt(5),
                 rs.getObject(6, OffsetDateTime.class), rs.getObject(7, OffsetDateTime.class),
                 rs.getObject(8, OffsetDateTime.class), rs.getObject(9, OffsetDateTime.class), rs.getString(10),
-                rs.getLong(11), rs.getBoolean(12));
+                rs.getLong(11), rs.getBoolean(12), rs.getInt(13));
     }
 }

@@ -24,6 +24,7 @@ enum InboxMessage {
     INBOX0008E(Level.SEVERE, "The inbox is not ready yet: its tables are made at application start, outside any transaction, and that has not succeeded (see INBOX0002E or INBOX0003E). The caller''s transaction rolls back; the message is redelivered."),
     INBOX0009E(Level.SEVERE, "The inbox claim needs an active JTA transaction, so that the inbox row commits or rolls back together with the business change. Call it from an @Idempotent method or inside a container-managed transaction."),
     INBOX0011W(Level.WARNING, "Configuration key {0} is not a key of the inbox (or not in the form it is read: some keys are per consumer only, inbox.consumer.<consumer>.<key>, some global only); it has no effect. README lists the keys."),
+    INBOX0012W(Level.WARNING, "@Idempotent method {0} reads Kafka channel {1} with isolation.level {2}: records of Kafka transactions that their producer aborted are delivered and processed as if they had happened. Set mp.messaging.incoming.{1}.isolation.level=read_committed."),
     INBOX0010E(Level.SEVERE, "Table inbox is {0} but inbox.partitioning is {1}; set inbox.partitioning={2} (the switch to monthly is one-way and must stay set)."),
 
     INBOX0101I(Level.FINE, "Skipped duplicate event {1} for consumer {0}: it was already processed; the message is acknowledged."),

@@ -1,11 +1,9 @@
 package io.github.jakartainbox.inbox;
 
-import jakarta.json.Json;
+import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-import jakarta.json.stream.JsonParser;
-import java.io.StringReader;
 
 /**
  * The event id is a top-level string field of a JSON object payload ({@code String}, UTF-8 {@code byte[]} or
@@ -55,22 +53,10 @@ final class PayloadFieldEventIdSource implements EventIdSource {
         if (text.isBlank()) {
             throw new InvalidEventIdException("Cannot read " + where() + ": the payload is empty.");
         }
-        try (JsonParser parser = Json.createParser(new StringReader(text))) {
-            if (parser.next() != JsonParser.Event.START_OBJECT) {
-                throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not a JSON object.");
-            }
-            JsonObject object = parser.getObject();
-            if (parser.hasNext()) {
-                throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not valid JSON (more "
-                        + "follows the JSON object, " + parser.getLocation() + ").");
-            }
-            return object;
-        } catch (InvalidEventIdException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            // JsonException, or the parser's own limits (nesting depth) as a plain RuntimeException
-            throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not valid JSON ("
-                    + Printable.of(e.getMessage(), 200) + ").");
+        try {
+            return StrictJson.readObject(text);
+        } catch (JsonException e) {
+            throw new InvalidEventIdException("Cannot read " + where() + ": the payload " + e.getMessage() + ".");
         }
     }
 

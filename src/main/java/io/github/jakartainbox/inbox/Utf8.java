@@ -6,7 +6,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /** Strict UTF-8 decoding: malformed bytes are reported, never replaced by U+FFFD. */
-public final class Utf8 {
+final class Utf8 {
 
     private Utf8() {
     }
@@ -15,7 +15,7 @@ public final class Utf8 {
      * @param bytes the bytes, not {@code null}
      * @return the text, or {@code null} when the bytes are not valid UTF-8 (RFC 3629)
      */
-    public static String decode(byte[] bytes) {
+    static String decode(byte[] bytes) {
         try {
             return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)

@@ -23,8 +23,8 @@ class OrderConfirmedTest {
         String base = "{\"event_id\":\"e\",\"order_id\":\"o\",\"customer_email\":\"a@example.com\",";
         assertMessage("amount must be a decimal string", base + "\"amount\":\"abc\",\"currency\":\"EUR\"}");
         assertMessage("field 'amount' must be a non-empty JSON string", base + "\"amount\":12.5,\"currency\":\"EUR\"}");
-        assertMessage("must be positive", base + "\"amount\":\"-1\",\"currency\":\"EUR\"}");
-        assertMessage("must be positive", base + "\"amount\":\"1.001\",\"currency\":\"EUR\"}");
+        assertMessage("amount must be a decimal string of ASCII digits", base + "\"amount\":\"-1\",\"currency\":\"EUR\"}");
+        assertMessage("amount must be a decimal string of ASCII digits", base + "\"amount\":\"1.001\",\"currency\":\"EUR\"}");
         assertMessage("not an ISO 4217 currency code", base + "\"amount\":\"1.00\",\"currency\":\"XYZ1\"}");
         assertMessage("not valid JSON", "{\"event_id\":");
         assertMessage("not an ISO 4217 currency code", base + "\"amount\":\"1.00\",\"currency\":\"XXX\"}");
@@ -32,12 +32,12 @@ class OrderConfirmedTest {
         assertMessage("not valid JSON", valid + " }}} this is not json");
         assertMessage("not valid JSON", valid + "{\"event_id\":\"other\"}");
         assertMessage("not valid JSON", valid + "\u0000");
-        assertMessage("customer_email 'x\\u000A[ERROR] forged' is not", base.replace("a@example.com", "x\\n[ERROR] forged")
+        assertMessage("field 'customer_email' holds control character U+000A at index 1: 'x\\u000A[ERROR] forged'", base.replace("a@example.com", "x\\n[ERROR] forged")
                 + "\"amount\":\"1.00\",\"currency\":\"EUR\"}");
         assertMessage("not a JSON object", "[1]");
         assertMessage("value is empty", "");
-        assertMessage("must be positive, with at most 10 integer digits", base + "\"amount\":\"1e999999999\",\"currency\":\"EUR\"}");
-        assertMessage("not valid JSON", base + "\"x\":" + "[".repeat(5000) + "]".repeat(5000) + "}");
+        assertMessage("amount must be a decimal string of ASCII digits", base + "\"amount\":\"1e999999999\",\"currency\":\"EUR\"}");
+        assertMessage("nested deeper than 64 levels", base + "\"x\":" + "[".repeat(5000) + "]".repeat(5000) + "}");
     }
 
     @Test
@@ -51,6 +51,50 @@ class OrderConfirmedTest {
         OrderConfirmed o = OrderConfirmed.parse(("{\"event_id\":\"e\",\"order_id\":\"o-1\",\"customer_email\":"
                 + "\"j\u00f6rg@example.com\",\"amount\":\"1.00\",\"currency\":\"EUR\"}").getBytes(StandardCharsets.UTF_8));
         assertEquals("j\u00f6rg@example.com", o.customerEmail());
+    }
+
+    private static String order(String orderId, String email, String amount) {
+        return "{\"event_id\":\"e\",\"order_id\":\"" + orderId + "\",\"customer_email\":\"" + email
+                + "\",\"amount\":\"" + amount + "\",\"currency\":\"EUR\"}";
+    }
+
+    @Test
+    void anAmountIsExactlyAPlainAsciiDecimalWithAtMostTwoDecimals() {
+        for (String amount : new String[] {"1e3", "1E3", "+5.00", "-5.00", "\u0661\u0662.00", "\uff15.00", "5.", ".50",
+                " 5.00", "5.00 ", "5.000", "0x10", "1_000.00", "5,00", "NaN", "Infinity", "12345678901.00"}) {
+            assertMessage("amount", order("o", "a@example.com", amount));
+        }
+        assertMessage("must be positive", order("o", "a@example.com", "0.00"));
+        assertMessage("at most 10 integer digits", order("o", "a@example.com", "12345678901"));
+        assertEquals(new BigDecimal("129.90"), OrderConfirmed.parse(order("o", "a@example.com", "0129.9")).amount());
+        assertEquals(new BigDecimal("9999999999.99"),
+                OrderConfirmed.parse(order("o", "a@example.com", "9999999999.99")).amount());
+        assertEquals(new BigDecimal("7.00"), OrderConfirmed.parse(order("o", "a@example.com", "7")).amount());
+    }
+
+    @Test
+    void everyTextFieldHasItsDocumentedLimitAndNoControlCharacters() {
+        assertMessage("field 'order_id' has 201 characters, more than the 200",
+                order("x".repeat(201), "a@example.com", "1.00"));
+        assertEquals(200, OrderConfirmed.parse(order("\u00e9".repeat(200), "a@example.com", "1.00")).orderId().length());
+        assertMessage("field 'customer_email' has 255 characters, more than the 254",
+                order("o", "a@example.com" + "x".repeat(242), "1.00"));
+        assertMessage("field 'customer_email' holds control character U+0000 at index 1, which PostgreSQL text cannot store",
+                order("o", "a\\u0000b@example.test", "1.00"));
+        assertMessage("field 'order_id' holds control character U+0009", order("o\\tp", "a@example.com", "1.00"));
+        assertMessage("field 'order_id' holds control character U+0085", order("o\u0085", "a@example.com", "1.00"));
+        assertMessage("field 'event_id' has 256 characters", order("o", "a@example.com", "1.00")
+                .replace("\"event_id\":\"e\"", "\"event_id\":\"" + "e".repeat(256) + "\""));
+        assertMessage("unpaired surrogate", order("o\\ud800", "a@example.com", "1.00"));
+        assertMessage("not an ISO 4217 currency code", order("o", "a@example.com", "1.00").replace("EUR", "eur"));
+    }
+
+    @Test
+    void anObjectWithAMemberTwiceIsRefusedNamingTheMember() {
+        String twice = order("o", "a@example.com", "1.00").replace("}", ",\"amount\":\"1000.00\"}");
+        assertMessage("has member name 'amount' more than once", twice);
+        assertMessage("has member name 'k' more than once", order("o", "a@example.com", "1.00")
+                .replace("}", ",\"meta\":{\"k\":1,\"k\":2}}"));
     }
 
     private static void assertBytesMessage(String expected, byte[] value) {

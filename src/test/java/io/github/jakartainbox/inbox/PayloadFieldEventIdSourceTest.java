@@ -57,6 +57,13 @@ class PayloadFieldEventIdSourceTest {
     }
 
     @Test
+    void anEventIdMemberTwiceIsRefusedNotResolvedToOneOfThem() {
+        InvalidEventIdException e = assertThrows(InvalidEventIdException.class,
+                () -> source.rawEventId(payload("{\"event_id\":\"e-1\",\"event_id\":\"e-2\"}")));
+        assertTrue(e.getMessage().contains("has member name 'event_id' more than once"), e.getMessage());
+    }
+
+    @Test
     void nonUtf8BytesAreRejectedNotReplaced() {
         byte[] latin1 = "{\"event_id\":\"j\u00f6rg\"}".getBytes(StandardCharsets.ISO_8859_1);
         InvalidEventIdException e = assertThrows(InvalidEventIdException.class, () -> source.rawEventId(payload(latin1)));

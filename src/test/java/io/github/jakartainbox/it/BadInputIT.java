@@ -89,9 +89,10 @@ class BadInputIT {
         return Files.readString(Path.of("logs", "messages.log"), StandardCharsets.UTF_8);
     }
 
-    private static final String TOMBSTONES = "SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'billing' "
+    // one row per bad record and consumer however often it comes (schema V7): the same bytes count on the row
+    private static final String TOMBSTONES = "SELECT coalesce(sum(deliveries), 0) FROM inbox_dead_letter WHERE consumer = 'billing' "
             + "AND payload IS NULL AND payload_bytes IS NULL AND error LIKE '%the payload is null%'";
-    private static final String EMPTY = "SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'billing' "
+    private static final String EMPTY = "SELECT coalesce(sum(deliveries), 0) FROM inbox_dead_letter WHERE consumer = 'billing' "
             + "AND payload = '' AND error LIKE '%the payload is empty%'";
 
     @Test

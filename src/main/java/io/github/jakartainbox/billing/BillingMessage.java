@@ -1,0 +1,53 @@
+package io.github.jakartainbox.billing;
+
+import java.text.MessageFormat;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The billing service's log lines and dead-letter reasons, each with an id in the library's style ({@code BILLING},
+ * four digits, the severity), bound to its level. 01xx: the {@code orders.confirmed} contract (dead-letter reasons);
+ * 02xx: operations.
+ */
+enum BillingMessage {
+
+    BILLING0101E(Level.SEVERE, "orders.confirmed value is empty ({0})."),
+    BILLING0102E(Level.SEVERE, "orders.confirmed value is {0} bytes, more than the {1} an order event may have; the producer sent something else."),
+    BILLING0103E(Level.SEVERE, "orders.confirmed value is not valid UTF-8 text (JSON must be UTF-8, RFC 8259 section 8.1); it is kept byte for byte in inbox_dead_letter.payload_bytes."),
+    BILLING0104E(Level.SEVERE, "orders.confirmed value {0}"),
+    BILLING0105E(Level.SEVERE, "customer_email ''{0}'' is not an e-mail address."),
+    BILLING0106E(Level.SEVERE, "amount must be a decimal string of ASCII digits with at most 2 decimals after a point, such as \"129.90\" (no sign, exponent, spaces or other digits), got \"{0}\"."),
+    BILLING0107E(Level.SEVERE, "amount {0} must be positive, with at most {1} integer digits and 2 decimals."),
+    BILLING0108E(Level.SEVERE, "currency ''{0}'' is not an ISO 4217 currency code of money."),
+    BILLING0109E(Level.SEVERE, "field ''{0}'' must be a non-empty JSON string, got {1}."),
+    BILLING0110E(Level.SEVERE, "field ''{0}'' has {1} characters, more than the {2} it may have: ''{3}''."),
+    BILLING0111E(Level.SEVERE, "field ''{0}'' holds control character U+{1} at index {2}{3}: ''{4}''."),
+
+    BILLING0201I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) re-driven by {3}."),
+    BILLING0202I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) discarded by {3}."),
+    BILLING0203W(Level.WARNING, "Re-drive of dead letter {0} failed: the broker did not acknowledge ({1}); the row stays open. Try again once the broker is back."),
+    BILLING0204E(Level.SEVERE, "Variable {0} is not set, so user {1} cannot use the REST API. Set environment variable {2}, or a file {0} in the server''s variables directory."),
+    BILLING0205E(Level.SEVERE, "The billing tables are not migrated yet (the application is still starting); the message is redelivered.");
+
+    private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
+
+    private final Level level;
+    private final String pattern;
+
+    BillingMessage(Level level, String pattern) {
+        this.level = level;
+        this.pattern = pattern;
+    }
+
+    /** @return the id, a colon and the text */
+    String format(Object... args) {
+        return name() + ": " + MessageFormat.format(pattern, args);
+    }
+
+    /** Logs this message at its level. */
+    void log(Object... args) {
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, format(args));
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.github.jakartainbox.inbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.junit.jupiter.api.Test;
+
+class KafkaIsolationCheckTest {
+
+    static class Consumers {
+        @Incoming("committed")
+        public void committed(String value) {
+        }
+
+        @Incoming("default-level")
+        public void defaultLevel(String value) {
+        }
+
+        @Incoming("on-connector")
+        public void onConnector(String value) {
+        }
+
+        @Incoming("not-kafka")
+        public void notKafka(String value) {
+        }
+    }
+
+    /** A MicroProfile Config holding only the given properties (getOptionalValue is all the check uses). */
+    private static Config config(Map<String, String> properties) {
+        return (Config) Proxy.newProxyInstance(Config.class.getClassLoader(), new Class<?>[] {Config.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("getOptionalValue")) {
+                        return Optional.ofNullable(properties.get((String) args[0]));
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    @Test
+    void kafkaChannelsNotReadingCommittedRecordsAreFound() {
+        Config config = config(Map.of(
+                "mp.messaging.incoming.committed.connector", "liberty-kafka",
+                "mp.messaging.incoming.committed.isolation.level", "read_committed",
+                "mp.messaging.incoming.default-level.connector", "liberty-kafka",
+                "mp.messaging.incoming.on-connector.connector", "smallrye-kafka",
+                "mp.messaging.connector.smallrye-kafka.isolation.level", "READ_COMMITTED",
+                "mp.messaging.incoming.not-kafka.connector", "smallrye-amqp"));
+        List<Method> methods = List.of(Consumers.class.getDeclaredMethods());
+        List<String> found = KafkaIsolationCheck.readUncommitted(config, methods).stream()
+                .map(KafkaIsolationCheck.Finding::channel).toList();
+        assertEquals(List.of("default-level"), found,
+                "only the Kafka channel left at the client's default, read_uncommitted");
+    }
+}

@@ -1,0 +1,81 @@
+package io.github.jakartainbox.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.github.jakartainbox.billing.SampleEvents;
+import io.github.jakartainbox.billing.SampleEvents.Event;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Issue 14, case 1: records of a Kafka transaction that the producer aborted never reach a consumer; those of a
+ * committed transaction do. Outbox relays, Kafka Streams and Debezium with exactly-once write transactionally.
+ */
+@ExtendWith(ArquillianExtension.class)
+class AbortedTransactionIT {
+
+    private static final String TOPIC = "orders.confirmed";
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private final Db db = Db.lazy();
+
+    @Deployment
+    static WebArchive deployment() {
+        return Deployments.billingWithProbes();
+    }
+
+    private static KafkaProducer<String, String> transactionalProducer() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, TestEnv.BOOTSTRAP);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "aborted-it-" + UUID.randomUUID());
+        return new KafkaProducer<>(p);
+    }
+
+    private long inboxRows(String eventId) {
+        return db.number("SELECT count(*) FROM inbox WHERE event_id = ?", eventId);
+    }
+
+    @Test
+    void anAbortedTransactionsEventIsNeitherInvoicedNorCountedAndACommittedOneIs() throws Exception {
+        String run = "txn-" + UUID.randomUUID();
+        Event aborted = SampleEvents.event(UUID.randomUUID().toString(), run + "-aborted", "500.00", "EUR");
+        Event committed = SampleEvents.event(UUID.randomUUID().toString(), run + "-committed", "7.00", "EUR");
+        Event plain = SampleEvents.event(UUID.randomUUID().toString(), run + "-plain", "3.00", "EUR");
+        try (KafkaProducer<String, String> producer = transactionalProducer()) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, run, aborted.json()));
+            producer.flush(); // the record is in the log, then the transaction is aborted
+            producer.abortTransaction();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, run, committed.json()));
+            producer.commitTransaction();
+        }
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            SampleEvents.send(producer, TOPIC, List.of(new Event(plain.eventId(), run, plain.json())));
+        }
+        // same key, same partition: once the plain event after them is processed, both were handled
+        assertEquals(2, db.await(WAIT, n -> n == 2, "SELECT count(*) FROM inbox WHERE event_id = ?", plain.eventId()),
+                "the plain event after the transactions was processed by billing and analytics");
+        assertEquals(2, inboxRows(committed.eventId()), "the committed transaction's event was processed by both");
+        assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", committed.orderId()));
+        assertEquals(0, inboxRows(aborted.eventId()),
+                "the aborted transaction's event was processed by neither billing nor analytics (revenue)");
+        assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", aborted.orderId()),
+                "no invoice for an order that never happened");
+        assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter WHERE event_id = ?", aborted.eventId()),
+                "nor is it dead-lettered: it was never delivered");
+    }
+}
