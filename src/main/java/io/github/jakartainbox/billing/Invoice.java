@@ -39,6 +39,13 @@ public class Invoice {
     @Column(name = "created_at", nullable = false)
     private OffsetDateTime createdAt;
 
+    /** set by the mailer (SQL), never by this entity */
+    @Column(name = "mailed_at", insertable = false, updatable = false)
+    private OffsetDateTime mailedAt;
+
+    @Column(name = "mail_message_id", insertable = false, updatable = false)
+    private String mailMessageId;
+
     protected Invoice() {
     }
 
@@ -81,5 +88,15 @@ public class Invoice {
 
     public OffsetDateTime getCreatedAt() {
         return createdAt;
+    }
+
+    /** @return when the mailer recorded the invoice's mail as sent, {@code null} while it is not */
+    public OffsetDateTime getMailedAt() {
+        return mailedAt;
+    }
+
+    /** @return the Message-ID of the invoice's mail, {@code null} while none is recorded */
+    public String getMailMessageId() {
+        return mailMessageId;
     }
 }

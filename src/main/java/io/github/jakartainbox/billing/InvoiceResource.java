@@ -9,10 +9,16 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@code GET /billing/api/invoices[?orderId=..&limit=..]} and {@code GET /billing/api/invoices/count}. */
+/**
+ * {@code GET /billing/api/invoices[?orderId=..&limit=..]}, {@code GET /billing/api/invoices/count} and the
+ * compensation query {@code GET /billing/api/invoices/unmailed[?olderThan=PT10M&limit=..]}.
+ */
 @Path("/invoices")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
@@ -37,5 +43,36 @@ public class InvoiceResource {
     @Path("/count")
     public Map<String, Long> count() {
         return Map.of("count", invoices.count());
+    }
+
+    /**
+     * @param olderThan ISO-8601 duration an invoice may wait for its mail (default {@code billing.mail.unmailed-after},
+     *                  PT10M); 400 when it is not a positive duration
+     * @param limit     the most invoices listed, 1 to 1000, oldest first
+     * @return {@code {"olderThan":"PT10M","count":n,"invoices":[...]}}: invoices without a recorded mail
+     */
+    @GET
+    @Path("/unmailed")
+    public Map<String, Object> unmailed(@QueryParam("olderThan") String olderThan,
+                                        @QueryParam("limit") @DefaultValue("100") String limit) {
+        Duration delay = olderThan == null ? BillingMetrics.unmailedAfter() : duration(olderThan);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("olderThan", delay.toString());
+        answer.put("count", invoices.unmailedCount(delay));
+        answer.put("invoices", invoices.unmailed(delay, QueryParams.limit(limit, 1000)));
+        return answer;
+    }
+
+    private static Duration duration(String text) {
+        try {
+            Duration value = Duration.parse(text.trim());
+            if (!value.isNegative()) {
+                return value;
+            }
+        } catch (DateTimeParseException e) {
+            // answered below
+        }
+        throw QueryParams.badRequest("olderThan must be an ISO-8601 duration such as PT10M, got "
+                + io.github.jakartainbox.inbox.Printable.of(text, 20));
     }
 }

@@ -1,9 +1,11 @@
 package io.github.jakartainbox.billing;
 
+import io.github.jakartainbox.outbox.Outbox;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
 
@@ -16,18 +18,51 @@ public class Invoices {
 
     @Inject
     BillingSchema schema;
+    @Inject
+    Outbox outbox;
 
     /**
-     * Creates the invoice of a confirmed order, in the caller's transaction.
+     * Creates the invoice of a confirmed order and records its {@code invoices.issued} event in the outbox, both in
+     * the caller's transaction (with the inbox row, when the caller is an {@code @Idempotent} consumer).
      *
      * @param order the order event
      * @return the new invoice (its number is assigned by the database)
+     * @throws IllegalStateException when called without an active JTA transaction
      */
     public Invoice create(OrderConfirmed order) {
         schema.ensureMigrated();
         Invoice invoice = new Invoice(order, OffsetDateTime.now());
         em.persist(invoice);
+        em.flush(); // the id, for the event
+        outbox.record(InvoiceIssued.TOPIC, invoice.getOrderId(), eventId -> InvoiceIssued.of(eventId, invoice).json());
         return invoice;
+    }
+
+    /**
+     * The compensation query: invoices whose mail is not recorded as sent although they are older than
+     * {@code olderThan}, for a team without the outbox to see the gap and resend.
+     *
+     * @param olderThan how long an invoice may wait for its mail
+     * @param limit     the most invoices returned, oldest first
+     * @return those invoices
+     */
+    public List<Invoice> unmailed(Duration olderThan, int limit) {
+        return em.createQuery("SELECT i FROM Invoice i WHERE i.mailedAt IS NULL AND i.createdAt < :before "
+                        + "ORDER BY i.createdAt", Invoice.class)
+                .setParameter("before", OffsetDateTime.now().minus(olderThan))
+                .setMaxResults(limit)
+                .getResultList();
+    }
+
+    /**
+     * @param olderThan how long an invoice may wait for its mail
+     * @return how many invoices older than that have no mail recorded
+     */
+    public long unmailedCount(Duration olderThan) {
+        return em.createQuery("SELECT count(i) FROM Invoice i WHERE i.mailedAt IS NULL AND i.createdAt < :before",
+                        Long.class)
+                .setParameter("before", OffsetDateTime.now().minus(olderThan))
+                .getSingleResult();
     }
 
     /**

@@ -1,6 +1,9 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.spi.PurgeTask;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -59,6 +62,10 @@ public class InboxPurge {
     InboxDatabase database;
     @Inject
     InboxTransactions transactions;
+    /** other tables to purge under the same lease (the outbox's delivered rows) */
+    @Inject
+    @Any
+    Instance<PurgeTask> tasks;
 
     /** A failed run whose failure could not be written to {@code inbox_purge_state} (the database was away). */
     record Failure(OffsetDateTime at, String error) {
@@ -108,6 +115,9 @@ public class InboxPurge {
                     deleteExpired(consumer, retention(config, consumer), batchSize, lease, owner, run);
                 }
             }
+            for (PurgeTask task : tasks) {
+                deleteExpired(c -> task.deleteBatch(c, batchSize), batchSize, lease, owner, run);
+            }
         } catch (LeaseLost e) {
             error = "the purge lease expired and another server took it over; raise inbox.purge.lease";
         } catch (Exception e) {
@@ -148,13 +158,18 @@ public class InboxPurge {
 
     private void deleteExpired(String consumer, Duration retention, int batchSize, Duration lease, String owner,
                                Run run) throws Exception {
+        deleteExpired(c -> PurgeStatements.deleteBatch(c, consumer, retention, batchSize), batchSize, lease, owner, run);
+    }
+
+    private void deleteExpired(Work<Integer> deleteBatch, int batchSize, Duration lease, String owner, Run run)
+            throws Exception {
         int batch;
         do {
             batch = inTransaction(c -> {
                 if (!PurgeStatements.renew(c, owner, lease)) {
                     return -1;
                 }
-                return PurgeStatements.deleteBatch(c, consumer, retention, batchSize);
+                return deleteBatch.on(c);
             });
             if (batch < 0) {
                 throw new LeaseLost();

@@ -1,0 +1,90 @@
+package io.github.jakartainbox.billing;
+
+import io.github.jakartainbox.inbox.UnprocessableEventException;
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import java.io.ByteArrayInputStream;
+import java.math.BigDecimal;
+import java.util.UUID;
+
+/**
+ * An {@code invoices.issued} event, recorded in the outbox in the transaction that creates the invoice: record key =
+ * order id, value {@code {"event_id":"<uuidv7>","invoice_id":42,"order_id":"..","customer_email":"..",
+ * "amount":"129.90","currency":"EUR"}}; the event id travels as header {@code event_id} as well.
+ *
+ * @param eventId       the outbox's event id (UUIDv7), the same on every delivery
+ * @param invoiceId     the invoice
+ * @param orderId       its order
+ * @param customerEmail where the invoice goes
+ * @param amount        the amount
+ * @param currency      the ISO 4217 currency code
+ */
+public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String customerEmail, BigDecimal amount,
+                            String currency) {
+
+    /** The topic. */
+    public static final String TOPIC = "invoices.issued";
+
+    /**
+     * @param eventId the event id the outbox made
+     * @param invoice the new invoice, its id assigned
+     * @return the event
+     */
+    static InvoiceIssued of(UUID eventId, Invoice invoice) {
+        return new InvoiceIssued(eventId, invoice.getId(), invoice.getOrderId(), invoice.getCustomerEmail(),
+                invoice.getAmount(), invoice.getCurrency());
+    }
+
+    /** @return the record value, JSON */
+    public String json() {
+        return Json.createObjectBuilder()
+                .add("event_id", eventId.toString())
+                .add("invoice_id", invoiceId)
+                .add("order_id", orderId)
+                .add("customer_email", customerEmail)
+                .add("amount", amount.toPlainString())
+                .add("currency", currency)
+                .build().toString();
+    }
+
+    /**
+     * @param value the record value (UTF-8 JSON)
+     * @return the event
+     * @throws UnprocessableEventException when the value is not such an event; the message names the field
+     */
+    public static InvoiceIssued parse(byte[] value) {
+        if (value == null || value.length == 0) {
+            throw new UnprocessableEventException("invoices.issued value is empty");
+        }
+        JsonObject object;
+        try (JsonReader reader = Json.createReader(new ByteArrayInputStream(value))) {
+            object = reader.readObject();
+        } catch (JsonException | IllegalStateException e) {
+            throw new UnprocessableEventException("invoices.issued value is not a JSON object: " + e.getMessage(), e);
+        }
+        JsonValue invoiceId = object.get("invoice_id");
+        if (!(invoiceId instanceof JsonNumber number) || !number.isIntegral()) {
+            throw new UnprocessableEventException("field 'invoice_id' must be an integer");
+        }
+        try {
+            return new InvoiceIssued(UUID.fromString(text(object, "event_id")), number.longValueExact(),
+                    text(object, "order_id"), text(object, "customer_email"), new BigDecimal(text(object, "amount")),
+                    text(object, "currency"));
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new UnprocessableEventException("invoices.issued value has a malformed field: " + e.getMessage(), e);
+        }
+    }
+
+    private static String text(JsonObject object, String field) {
+        JsonValue value = object.get(field);
+        if (!(value instanceof JsonString string) || string.getString().isBlank()) {
+            throw new UnprocessableEventException("field '" + field + "' must be a non-empty JSON string");
+        }
+        return string.getString();
+    }
+}

@@ -1,0 +1,98 @@
+package io.github.jakartainbox.billing;
+
+import io.github.jakartainbox.inbox.Idempotent;
+import io.github.jakartainbox.inbox.UnprocessableEventException;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.mail.MessagingException;
+import jakarta.mail.Session;
+import jakarta.mail.Transport;
+import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeBodyPart;
+import jakarta.mail.internet.MimeMessage;
+import jakarta.mail.internet.MimeMultipart;
+import jakarta.mail.util.ByteArrayDataSource;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.util.UUID;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/**
+ * Consumer {@code mailer} of {@code invoices.issued}: renders the invoice PDF and mails it to the customer through
+ * Liberty's {@code mail/billing} session, and records the mail ({@code invoice.mailed_at}, {@code mail_message_id})
+ * in the transaction that claims the event. The mail's {@code Message-ID} is derived from the event id, so that a
+ * second mail for the same event (sent in the window between the SMTP server's acceptance and this transaction's
+ * commit, then sent again after a crash or a failed commit) carries the same Message-ID and is recognisable.
+ */
+@ApplicationScoped
+public class InvoiceMailer {
+
+    @PersistenceContext(unitName = "billing")
+    EntityManager em;
+    @Inject
+    BillingSchema schema;
+    @Resource(lookup = "mail/billing")
+    Session mail;
+
+    /**
+     * @param eventId an {@code invoices.issued} event id
+     * @return the Message-ID of its mail, {@code <event-id@invoices.billing.jakarta-inbox>} (RFC 5322 section 3.6.4)
+     */
+    public static String messageId(UUID eventId) {
+        return "<" + eventId + "@invoices.billing.jakarta-inbox>";
+    }
+
+    /**
+     * @param value the {@code invoices.issued} record value as it arrived
+     * @throws UnprocessableEventException when the event is malformed or names no invoice (dead-lettered at once)
+     * @throws IllegalStateException       when the SMTP server refused or could not be reached (retried)
+     */
+    @Incoming("invoices-mailer")
+    @Idempotent(consumer = "mailer")
+    public void onInvoiceIssued(byte[] value) {
+        InvoiceIssued event = InvoiceIssued.parse(value);
+        schema.ensureMigrated();
+        Invoice invoice = em.find(Invoice.class, event.invoiceId());
+        if (invoice == null) {
+            throw new UnprocessableEventException("invoice " + event.invoiceId() + " of event " + event.eventId()
+                    + " does not exist");
+        }
+        String messageId = messageId(event.eventId());
+        // recorded first, sent second: a failing send rolls the record back; only a failed commit after the
+        // SMTP server accepted the mail leaves a mail without its record (and the retry mails again)
+        em.createNativeQuery("UPDATE invoice SET mailed_at = now(), mail_message_id = ?1 WHERE id = ?2")
+                .setParameter(1, messageId).setParameter(2, invoice.getId()).executeUpdate();
+        send(invoice, messageId);
+    }
+
+    private void send(Invoice invoice, String messageId) {
+        try {
+            MimeMessage message = new MimeMessage(mail) {
+                @Override
+                protected void updateMessageID() throws MessagingException {
+                    setHeader("Message-ID", messageId);
+                }
+            };
+            message.setFrom();
+            message.setRecipient(MimeMessage.RecipientType.TO, new InternetAddress(invoice.getCustomerEmail(), true));
+            message.setSubject("Invoice " + invoice.getInvoiceNumber() + " for order " + invoice.getOrderId(), "UTF-8");
+            MimeBodyPart text = new MimeBodyPart();
+            text.setText("Thank you for your order " + invoice.getOrderId() + ". Your invoice "
+                    + invoice.getInvoiceNumber() + " over " + invoice.getAmount().toPlainString() + " "
+                    + invoice.getCurrency() + " is attached.\n", "UTF-8");
+            MimeBodyPart pdf = new MimeBodyPart();
+            pdf.setDataHandler(new jakarta.activation.DataHandler(
+                    new ByteArrayDataSource(InvoicePdf.render(invoice), "application/pdf")));
+            pdf.setFileName(invoice.getInvoiceNumber() + ".pdf");
+            message.setContent(new MimeMultipart(text, pdf));
+            Transport.send(message);
+        } catch (jakarta.mail.internet.AddressException e) {
+            throw new UnprocessableEventException("customer_email of invoice " + invoice.getId()
+                    + " is not a mail address: " + e.getMessage(), e);
+        } catch (MessagingException e) {
+            throw new IllegalStateException("the invoice mail " + messageId + " was not accepted by the SMTP server: "
+                    + e, e);
+        }
+    }
+}

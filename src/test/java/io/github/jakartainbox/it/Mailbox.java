@@ -1,0 +1,66 @@
+package io.github.jakartainbox.it;
+
+import jakarta.json.Json;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The mails the local SMTP server (GreenMail, bin/smtp-server) received for one recipient, through its REST API on
+ * 127.0.0.1:$SMTP_API_PORT (default 8025).
+ */
+public final class Mailbox {
+
+    /** A received mail. */
+    public record Mail(String messageId, String subject, String mime) {
+    }
+
+    private static final int API_PORT = Integer.parseInt(System.getenv().getOrDefault("SMTP_API_PORT", "8025"));
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private Mailbox() {
+    }
+
+    /**
+     * @param address the recipient
+     * @return the mails received for it, oldest first; none when the server knows no such recipient
+     */
+    public static List<Mail> of(String address) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + API_PORT
+                        + "/api/user/" + URLEncoder.encode(address, StandardCharsets.UTF_8) + "/messages/"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        List<Mail> mails = new ArrayList<>();
+        if (response.statusCode() != 200) {
+            return mails; // GreenMail answers 400 for a recipient it never saw
+        }
+        try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
+            JsonArray array = reader.readArray();
+            for (JsonObject m : array.getValuesAs(JsonObject.class)) {
+                mails.add(new Mail(m.getString("Message-ID", null), m.getString("subject", null),
+                        m.getString("mimeMessage", "")));
+            }
+        }
+        return mails;
+    }
+
+    /** Polls until {@code address} has at least {@code count} mails or the timeout passes; the caller asserts. */
+    public static List<Mail> await(String address, int count, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<Mail> mails = of(address);
+        while (mails.size() < count && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            mails = of(address);
+        }
+        return mails;
+    }
+}

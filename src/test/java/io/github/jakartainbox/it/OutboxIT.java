@@ -1,0 +1,105 @@
+package io.github.jakartainbox.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.jakartainbox.outbox.FailingRow;
+import io.github.jakartainbox.outbox.Outbox;
+import io.github.jakartainbox.outbox.OutboxOperations;
+import jakarta.enterprise.inject.spi.CDI;
+import jakarta.transaction.UserTransaction;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import javax.naming.InitialContext;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The outbox and its relay on Liberty, PostgreSQL and Kafka: what commits is published, what rolls back is not. */
+@ExtendWith(ArquillianExtension.class)
+class OutboxIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private final Db db = Db.lazy();
+
+    @Deployment
+    static WebArchive deployment() {
+        return Deployments.billingWithProbes();
+    }
+
+    private static Outbox outbox() {
+        return CDI.current().select(Outbox.class).get();
+    }
+
+    private static UserTransaction tx() throws Exception {
+        return (UserTransaction) new InitialContext().lookup("java:comp/UserTransaction");
+    }
+
+    @Test
+    void committedRowIsPublishedOnceWithItsEventIdInHeaderAndPayloadAndMarkedDelivered() throws Exception {
+        String topic = "outbox-it-" + UUID.randomUUID();
+        UserTransaction tx = tx();
+        tx.begin();
+        UUID eventId = outbox().record(topic, "k1", id -> "{\"event_id\":\"" + id + "\",\"n\":1}", Map.of("origin", "it"));
+        tx.commit();
+        assertEquals(7, eventId.version(), "a UUIDv7");
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM outbox WHERE event_id = ? "
+                + "AND delivered_at IS NOT NULL", eventId), "marked delivered after the broker's acknowledgement");
+        List<TopicReader.Rec> records = TopicReader.read(topic, r -> true);
+        assertEquals(1, records.size(), "published once");
+        assertEquals(eventId.toString(), records.get(0).eventIdHeader());
+        assertEquals("k1", records.get(0).key());
+        assertTrue(records.get(0).value().contains(eventId.toString()), records.get(0).value());
+    }
+
+    @Test
+    void rolledBackTransactionLeavesNoRowAndPublishesNothing() throws Exception {
+        String topic = "outbox-it-" + UUID.randomUUID();
+        UserTransaction tx = tx();
+        tx.begin();
+        UUID eventId = outbox().record(topic, "k1", id -> "{\"event_id\":\"" + id + "\"}");
+        tx.rollback();
+        // a later committed row of another topic is delivered: the relay has run since
+        tx.begin();
+        UUID later = outbox().record(topic + "-later", "k1", id -> "{}");
+        tx.commit();
+        db.await(WAIT, n -> n == 1, "SELECT count(*) FROM outbox WHERE event_id = ? AND delivered_at IS NOT NULL", later);
+        assertEquals(0, db.number("SELECT count(*) FROM outbox WHERE event_id = ?", eventId));
+        assertEquals(0, db.number("SELECT count(*) FROM outbox WHERE topic = ?", topic));
+    }
+
+    @Test
+    void recordWithoutATransactionFailsNamingTheMethodAndWhatToDo() {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> outbox().record("outbox-it-none", "k", id -> "{}"));
+        assertTrue(e.getMessage().contains("OUTBOX0001E") && e.getMessage().contains("Outbox.record(")
+                && e.getMessage().contains("@Transactional"), e.getMessage());
+    }
+
+    @Test
+    void rowTheBrokerRefusesIsListedAsFailingAndAnOperatorCanGiveItUp() throws Exception {
+        String badTopic = "outbox it bad " + UUID.randomUUID(); // spaces: not a legal topic name
+        UserTransaction tx = tx();
+        tx.begin();
+        UUID eventId = outbox().record(badTopic, "k1", id -> "{}");
+        tx.commit();
+        assertEquals(1, db.await(WAIT, n -> n >= 1, "SELECT attempts FROM outbox WHERE event_id = ?", eventId) >= 1 ? 1 : 0,
+                "the failed send is counted");
+        OutboxOperations operations = CDI.current().select(OutboxOperations.class).get();
+        FailingRow row = operations.failing(1000).stream().filter(r -> r.eventId().equals(eventId)).findFirst()
+                .orElseThrow(() -> new AssertionError("the row is not listed as failing"));
+        assertNotNull(row.lastError());
+        assertTrue(row.lastError().contains("InvalidTopicException") || row.lastError().contains("topic"), row.lastError());
+        assertEquals(OutboxOperations.Outcome.DONE, operations.giveUp(row.id(), "it"));
+        assertEquals(OutboxOperations.Outcome.NOT_PENDING, operations.giveUp(row.id(), "it"));
+        assertEquals(OutboxOperations.Outcome.NOT_FOUND, operations.retry(Long.MAX_VALUE, "it"));
+        assertEquals(1, db.number("SELECT count(*) FROM outbox WHERE event_id = ? AND given_up_at IS NOT NULL "
+                + "AND delivered_at IS NULL AND resolved_by = 'it'", eventId));
+    }
+}
