@@ -40,7 +40,6 @@ public class IdempotentExtension implements Extension {
             "org.eclipse.microprofile.reactive.streams.operators.SubscriberBuilder",
             "org.reactivestreams.Subscriber", "org.reactivestreams.Processor");
 
-    private static final String CONSUMER_KEYS = "inbox.consumer.";
 
     /** Namespaces under {@code inbox.} that other capabilities of the library declare and check themselves. */
     private static final List<String> OTHER_CAPABILITIES = List.of("inbox.outbox.");
@@ -82,10 +81,11 @@ public class IdempotentExtension implements Extension {
                         f.isolationLevel())));
         for (String key : config.getPropertyNames()) {
             // retention keys may name consumers that only the purge knows (rows of a retired consumer)
-            boolean retention = key.endsWith("." + InboxConfig.RETENTION.name())
-                    || key.endsWith("." + InboxConfig.TOPIC_RETENTION.name());
-            if (!retention && key.startsWith(CONSUMER_KEYS) && key.indexOf('.', CONSUMER_KEYS.length()) > 0) {
-                String consumer = key.substring(CONSUMER_KEYS.length(), key.indexOf('.', CONSUMER_KEYS.length()));
+            boolean retention = InboxConfig.consumerOf(key, InboxConfig.RETENTION).isPresent()
+                    || InboxConfig.consumerOf(key, InboxConfig.TOPIC_RETENTION).isPresent();
+            int afterConsumer = key.indexOf('.', InboxConfig.CONSUMER_PREFIX.length());
+            if (!retention && key.startsWith(InboxConfig.CONSUMER_PREFIX) && afterConsumer > 0) {
+                String consumer = key.substring(InboxConfig.CONSUMER_PREFIX.length(), afterConsumer);
                 if (!methodsByConsumer.containsKey(consumer)) {
                     InboxLog.log(InboxMessage.INBOX0006W, consumer, key);
                 }
@@ -95,8 +95,8 @@ public class IdempotentExtension implements Extension {
             }
         }
         // the name has no global form: INBOX_NAME in the environment would otherwise be ignored in silence
-        config.getOptionalValue("inbox." + InboxConfig.NAME.name(), String.class)
-                .ifPresent(value -> InboxLog.log(InboxMessage.INBOX0011W, "inbox." + InboxConfig.NAME.name()));
+        config.getOptionalValue(InboxConfig.NAME.globalName(), String.class)
+                .ifPresent(value -> InboxLog.log(InboxMessage.INBOX0011W, InboxConfig.NAME.globalName()));
     }
 
     /**
@@ -123,16 +123,14 @@ public class IdempotentExtension implements Extension {
      *         without the form used); {@code true} for every other name
      */
     static boolean isKnownKey(String key) {
-        if (!key.startsWith("inbox.")) {
+        if (!key.startsWith(InboxConfig.PREFIX)) {
             return true;
         }
         for (InboxConfig.Key<?> known : InboxConfig.keys()) {
             if (known.scope() != InboxConfig.Scope.PER_CONSUMER && key.equals(known.globalName())) {
                 return true;
             }
-            if (known.scope() != InboxConfig.Scope.GLOBAL && key.startsWith(CONSUMER_KEYS)
-                    && key.endsWith("." + known.name())
-                    && key.length() > CONSUMER_KEYS.length() + known.name().length() + 1) {
+            if (InboxConfig.consumerOf(key, known).isPresent()) {
                 return true;
             }
         }

@@ -92,12 +92,12 @@ public final class InboxConfig {
 
         /** @return the property name of the global form: {@code inbox.<key>} */
         String globalName() {
-            return name.startsWith("inbox.") ? name : "inbox." + name;
+            return name.startsWith(PREFIX) ? name : PREFIX + name;
         }
 
         /** @return the property name for one consumer: {@code inbox.consumer.<consumer>.<key>} */
         String consumerName(String consumer) {
-            return "inbox.consumer." + consumer + "." + name;
+            return CONSUMER_PREFIX + consumer + "." + name;
         }
 
         /**
@@ -105,7 +105,7 @@ public final class InboxConfig {
          * @return the global value, else the default; empty when neither is set
          * @throws IllegalStateException (INBOX0004E) when the value does not parse
          */
-        Optional<T> find(Config config) {
+        public Optional<T> find(Config config) {
             if (scope == Scope.PER_CONSUMER) {
                 throw new IllegalArgumentException(name + " has no global form");
             }
@@ -118,7 +118,7 @@ public final class InboxConfig {
          * @return the consumer's value, else (unless {@link Scope#PER_CONSUMER}) the global one, else the default
          * @throws IllegalStateException (INBOX0004E) when the value does not parse
          */
-        Optional<T> find(Config config, String consumer) {
+        public Optional<T> find(Config config, String consumer) {
             if (scope == Scope.GLOBAL) {
                 throw new IllegalArgumentException(name + " has no per-consumer form");
             }
@@ -130,12 +130,12 @@ public final class InboxConfig {
         }
 
         /** @return {@link #find(Config)} for a key that has a default */
-        T get(Config config) {
+        public T get(Config config) {
             return find(config).orElseThrow();
         }
 
         /** @return {@link #find(Config, String)} for a key that has a default */
-        T get(Config config, String consumer) {
+        public T get(Config config, String consumer) {
             return find(config, consumer).orElseThrow();
         }
 
@@ -163,6 +163,11 @@ public final class InboxConfig {
             return value;
         }
     }
+
+    /** The namespace of every inbox key. */
+    static final String PREFIX = "inbox.";
+    /** The namespace of per-consumer keys: {@code inbox.consumer.<consumer>.<key>}. */
+    static final String CONSUMER_PREFIX = PREFIX + "consumer.";
 
     private static final Pattern CONSUMER_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
     private static final String POSITIVE_DURATION = "a positive ISO-8601 duration such as PT10M";
@@ -281,6 +286,20 @@ public final class InboxConfig {
             PURGE_LEASE, PURGE_OVERDUE_AFTER);
 
     private InboxConfig() {
+    }
+
+    /**
+     * @param property a configuration property name
+     * @param key      a per-consumer key
+     * @return the consumer that {@code property} sets {@code key} for, when it is {@code inbox.consumer.<c>.<key>}
+     */
+    static Optional<String> consumerOf(String property, Key<?> key) {
+        String suffix = "." + key.name();
+        if (key.scope() == Scope.GLOBAL || !property.startsWith(CONSUMER_PREFIX) || !property.endsWith(suffix)
+                || property.length() <= CONSUMER_PREFIX.length() + suffix.length()) {
+            return Optional.empty();
+        }
+        return Optional.of(property.substring(CONSUMER_PREFIX.length(), property.length() - suffix.length()));
     }
 
     /** @return every key, in README's order */

@@ -107,10 +107,8 @@ public class InboxPurgeTimer {
         Optional<Duration> globalTopic = InboxConfig.TOPIC_RETENTION.find(config);
         Set<String> consumers = new TreeSet<>();
         for (String key : config.getPropertyNames()) {
-            for (String suffix : List.of("." + InboxConfig.RETENTION.name(), "." + InboxConfig.TOPIC_RETENTION.name())) {
-                if (key.startsWith("inbox.consumer.") && key.endsWith(suffix)) {
-                    consumers.add(key.substring("inbox.consumer.".length(), key.length() - suffix.length()));
-                }
+            for (InboxConfig.Key<?> retention : List.of(InboxConfig.RETENTION, InboxConfig.TOPIC_RETENTION)) {
+                InboxConfig.consumerOf(key, retention).ifPresent(consumers::add);
             }
         }
         List<String> checked = new java.util.ArrayList<>(consumers);

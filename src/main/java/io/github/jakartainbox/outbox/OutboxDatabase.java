@@ -1,5 +1,7 @@
 package io.github.jakartainbox.outbox;
 
+import io.github.jakartainbox.inbox.InboxConfig;
+
 import jakarta.enterprise.context.ApplicationScoped;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
@@ -26,8 +28,7 @@ class OutboxDatabase {
             return ready;
         }
         // the inbox's key (README, "Inbox keys"): one datasource for the inbox, the outbox and the business tables
-        String jndiName = ConfigProvider.getConfig().getOptionalValue("inbox.datasource", String.class)
-                .map(String::trim).filter(v -> !v.isEmpty()).orElse("jdbc/inbox");
+        String jndiName = InboxConfig.DATASOURCE.find(ConfigProvider.getConfig()).orElseThrow();
         try {
             ready = (DataSource) new InitialContext().lookup(jndiName);
         } catch (NamingException | ClassCastException e) {
