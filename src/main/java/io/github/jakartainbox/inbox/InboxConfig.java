@@ -129,12 +129,24 @@ public final class InboxConfig {
             return read(config, globalName()).or(() -> defaultValue());
         }
 
-        /** @return {@link #find(Config)} for a key that has a default */
+        /**
+         * @param config the configuration
+         * @return the global value, else the default
+         * @throws IllegalStateException (INBOX0004E) when the value does not parse
+         * @throws java.util.NoSuchElementException for a key without a default that is not set: use {@link
+         *                                          #find(Config)}
+         */
         public T get(Config config) {
             return find(config).orElseThrow();
         }
 
-        /** @return {@link #find(Config, String)} for a key that has a default */
+        /**
+         * @param config   the configuration
+         * @param consumer the consumer name of {@link Idempotent#consumer()}
+         * @return the value as {@link #find(Config, String)} finds it, for a key that has a default
+         * @throws IllegalStateException (INBOX0004E) when the value does not parse
+         * @throws java.util.NoSuchElementException for a key without a default that is not set
+         */
         public T get(Config config, String consumer) {
             return find(config, consumer).orElseThrow();
         }
