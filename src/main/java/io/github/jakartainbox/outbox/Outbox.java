@@ -67,7 +67,7 @@ public class Outbox {
      */
     public UUID record(String topic, String key, Function<UUID, String> payload, Map<String, String> headers) {
         if (registry.getTransactionStatus() != Status.STATUS_ACTIVE) {
-            throw new IllegalStateException(OutboxLog.format("OUTBOX0001E", "Outbox.record(topic, key, payload, headers)"));
+            throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0001E, "Outbox.record(topic, key, payload, headers)"));
         }
         if (topic == null || topic.isBlank()) {
             throw new IllegalArgumentException("Outbox.record: the topic is blank; name the Kafka topic to send to");

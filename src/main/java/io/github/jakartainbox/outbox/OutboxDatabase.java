@@ -32,7 +32,7 @@ class OutboxDatabase {
         try {
             ready = (DataSource) new InitialContext().lookup(jndiName);
         } catch (NamingException | ClassCastException e) {
-            throw new IllegalStateException(OutboxLog.format("OUTBOX0002E", jndiName, e.toString()), e);
+            throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0002E, jndiName, e.toString()), e);
         }
         dataSource = ready;
         return ready;

@@ -11,7 +11,6 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.logging.Level;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
@@ -133,7 +132,7 @@ public class OutboxOperations {
             update.setLong(2, id);
             try (ResultSet rs = update.executeQuery()) {
                 if (rs.next()) {
-                    OutboxLog.log(Level.INFO, "OUTBOX0205I", String.valueOf(id), rs.getString(1), what, by);
+                    OutboxLog.log(OutboxMessage.OUTBOX0205I, String.valueOf(id), rs.getString(1), what, by);
                     return Outcome.DONE;
                 }
             }

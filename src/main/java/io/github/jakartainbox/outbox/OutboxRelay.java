@@ -12,7 +12,6 @@ import java.util.Properties;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Level;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -58,7 +57,7 @@ public class OutboxRelay {
         // read by the purge at every run; checked here so that a wrong value fails the start
         OutboxConfig.duration(config, OutboxConfig.RETENTION, OutboxConfig.RETENTION_DEFAULT);
         if (!OutboxConfig.bool(config, OutboxConfig.RELAY_ENABLED, true)) {
-            OutboxLog.log(Level.WARNING, "OUTBOX0005W");
+            OutboxLog.log(OutboxMessage.OUTBOX0005W);
             return;
         }
         Duration pollInterval = OutboxConfig.duration(config, OutboxConfig.POLL_INTERVAL,
@@ -72,7 +71,7 @@ public class OutboxRelay {
         Properties properties = producerProperties(config);
         producer = new KafkaProducer<>(properties, new StringSerializer(), new StringSerializer());
         worker = new RelayWorker(database.dataSource(), producer, settings);
-        OutboxLog.log(Level.INFO, "OUTBOX0004I", properties.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG), pollInterval,
+        OutboxLog.log(OutboxMessage.OUTBOX0004I, properties.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG), pollInterval,
                 settings.lease(), String.valueOf(settings.batchSize()));
         poll = executor.scheduleWithFixedDelay(this::wake, 0, pollInterval.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -95,7 +94,7 @@ public class OutboxRelay {
         properties.put(ProducerConfig.CLIENT_ID_CONFIG, "outbox-relay");
         properties.putAll(OutboxConfig.kafka(config));
         if (!properties.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
-            throw new IllegalStateException(OutboxLog.format("OUTBOX0003E", OutboxConfig.KAFKA_PREFIX
+            throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0003E, OutboxConfig.KAFKA_PREFIX
                     + "bootstrap.servers", "", "the Kafka broker list, host:port[,host:port] (or set "
                     + OutboxConfig.RELAY_ENABLED + "=false on a server that must not relay)"));
         }
@@ -141,7 +140,7 @@ public class OutboxRelay {
             }
         } catch (Exception e) {
             if (!databaseWarned) {
-                OutboxLog.log(Level.WARNING, "OUTBOX0203W", e.toString());
+                OutboxLog.log(OutboxMessage.OUTBOX0203W, e.toString());
                 databaseWarned = true;
             }
         } finally {

@@ -17,7 +17,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.logging.Level;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -71,7 +70,7 @@ final class RelayWorker {
                     }
                     delivered += send(connection, round);
                     if (!RelayStatements.lease(connection, owner, settings.lease())) {
-                        OutboxLog.log(Level.WARNING, "OUTBOX0204W");
+                        OutboxLog.log(OutboxMessage.OUTBOX0204W);
                         return delivered;
                     }
                 }
@@ -134,10 +133,10 @@ final class RelayWorker {
         String error = cause.getClass().getName() + ": " + cause.getMessage();
         RelayStatements.failed(connection, row.id(), error.length() > 4000 ? error.substring(0, 4000) : error, backoff);
         if (attempts == settings.failingAfter()) {
-            OutboxLog.log(Level.SEVERE, "OUTBOX0202E", String.valueOf(row.id()), row.eventId(), row.topic(),
+            OutboxLog.log(OutboxMessage.OUTBOX0202E, String.valueOf(row.id()), row.eventId(), row.topic(),
                     String.valueOf(attempts), settings.retryMaxDelay(), error);
         } else {
-            OutboxLog.log(Level.WARNING, "OUTBOX0201W", String.valueOf(row.id()), row.eventId(), row.topic(),
+            OutboxLog.log(OutboxMessage.OUTBOX0201W, String.valueOf(row.id()), row.eventId(), row.topic(),
                     String.valueOf(attempts), String.valueOf(backoff.toMillis()), error);
         }
     }
