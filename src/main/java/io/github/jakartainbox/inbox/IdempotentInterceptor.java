@@ -201,12 +201,23 @@ public class IdempotentInterceptor {
         return CompletionStage.class.isAssignableFrom(method.getReturnType()) ? ack : null;
     }
 
+    /**
+     * Waits before the next attempt, in slices, so that a stopping application ends the wait at once: the failure is
+     * then thrown and the message stays unacknowledged, to be redelivered after the restart.
+     */
     private static void sleep(long millis, Exception failure) throws Exception {
+        long deadline = System.nanoTime() + Math.max(millis, 1) * 1_000_000L;
         try {
-            Thread.sleep(Math.max(millis, 1));
+            for (long left = Math.max(millis, 1); left > 0; left = (deadline - System.nanoTime()) / 1_000_000L) {
+                if (InboxLifecycle.stopping()) {
+                    throw new InterruptedException("the application is stopping");
+                }
+                Thread.sleep(Math.min(left, 250));
+            }
         } catch (InterruptedException e) {
-            // the server is stopping: leave the message unacknowledged, it is redelivered after the restart
-            Thread.currentThread().interrupt();
+            if (!InboxLifecycle.stopping()) {
+                Thread.currentThread().interrupt();
+            }
             failure.addSuppressed(e);
             throw failure;
         }
