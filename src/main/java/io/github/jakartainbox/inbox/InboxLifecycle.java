@@ -1,8 +1,11 @@
 package io.github.jakartainbox.inbox;
 
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
+import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
+import jakarta.interceptor.Interceptor;
 
 /**
  * Knows when the application is stopping, so that a delivery waiting between attempts (an outage, a transient
@@ -14,11 +17,13 @@ class InboxLifecycle {
 
     private static volatile boolean stopping;
 
-    void onStop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object applicationStopping) {
+    /** First among the observers (Reactive Messaging's shutdown waits for the deliveries this lets go). */
+    void onStop(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) @BeforeDestroyed(ApplicationScoped.class)
+                Object applicationStopping) {
         stopping = true;
     }
 
-    void onStart(@Observes @jakarta.enterprise.context.Initialized(ApplicationScoped.class) Object started) {
+    void onStart(@Observes @Initialized(ApplicationScoped.class) Object started) {
         stopping = false;
     }
 
