@@ -23,11 +23,20 @@ enum BillingMessage {
     BILLING0110E(Level.SEVERE, "field ''{0}'' has {1} characters, more than the {2} it may have: ''{3}''."),
     BILLING0111E(Level.SEVERE, "field ''{0}'' holds control character U+{1} at index {2}{3}: ''{4}''."),
 
+    BILLING0121E(Level.SEVERE, "invoices.issued value is empty."),
+    BILLING0122E(Level.SEVERE, "invoices.issued value is not a JSON object: {0}"),
+    BILLING0123E(Level.SEVERE, "field ''invoice_id'' must be an integer."),
+    BILLING0124E(Level.SEVERE, "invoices.issued value has a malformed field: {0}"),
+    BILLING0125E(Level.SEVERE, "invoice {0} of event {1} does not exist in this database: the event belongs to another database, or its invoice was deleted."),
+    BILLING0126E(Level.SEVERE, "customer_email of invoice {0} is not a mail address: {1}"),
+    BILLING0127E(Level.SEVERE, "The invoice mail {0} was not accepted by the SMTP server (retried): {1}"),
+
     BILLING0201I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) re-driven by {3}."),
     BILLING0202I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) discarded by {3}."),
     BILLING0203W(Level.WARNING, "Re-drive of dead letter {0} failed: the broker did not acknowledge ({1}); the row stays open. Try again once the broker is back."),
     BILLING0204E(Level.SEVERE, "Variable {0} is not set, so user {1} cannot use the REST API. Set environment variable {2}, or a file {0} in the server''s variables directory."),
-    BILLING0205E(Level.SEVERE, "The billing tables are not migrated yet (the application is still starting); the message is redelivered.");
+    BILLING0205E(Level.SEVERE, "The billing tables are not migrated yet (the application is still starting); the message is redelivered."),
+    BILLING0206E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be an ISO-8601 duration such as PT10M.");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
 

@@ -46,8 +46,7 @@ public class BillingMetrics {
         try {
             return Duration.parse(text.trim());
         } catch (RuntimeException e) {
-            throw new IllegalStateException(UNMAILED_AFTER + " is '" + text + "'; it must be an ISO-8601 duration "
-                    + "such as PT10M", e);
+            throw new IllegalStateException(BillingMessage.BILLING0206E.format(UNMAILED_AFTER, text), e);
         }
     }
 

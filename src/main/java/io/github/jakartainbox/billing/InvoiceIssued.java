@@ -1,15 +1,15 @@
 package io.github.jakartainbox.billing;
 
+import io.github.jakartainbox.inbox.Printable;
+import io.github.jakartainbox.inbox.StrictJson;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-import java.io.ByteArrayInputStream;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
 /**
@@ -59,31 +59,32 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
      */
     public static InvoiceIssued parse(byte[] value) {
         if (value == null || value.length == 0) {
-            throw new UnprocessableEventException("invoices.issued value is empty");
+            throw new UnprocessableEventException(BillingMessage.BILLING0121E.format());
         }
         JsonObject object;
-        try (JsonReader reader = Json.createReader(new ByteArrayInputStream(value))) {
-            object = reader.readObject();
+        try {
+            object = StrictJson.readObject(new String(value, StandardCharsets.UTF_8));
         } catch (JsonException | IllegalStateException e) {
-            throw new UnprocessableEventException("invoices.issued value is not a JSON object: " + e.getMessage(), e);
+            throw new UnprocessableEventException(BillingMessage.BILLING0122E.format(e.getMessage()), e);
         }
         JsonValue invoiceId = object.get("invoice_id");
         if (!(invoiceId instanceof JsonNumber number) || !number.isIntegral()) {
-            throw new UnprocessableEventException("field 'invoice_id' must be an integer");
+            throw new UnprocessableEventException(BillingMessage.BILLING0123E.format());
         }
         try {
             return new InvoiceIssued(UUID.fromString(text(object, "event_id")), number.longValueExact(),
                     text(object, "order_id"), text(object, "customer_email"), new BigDecimal(text(object, "amount")),
                     text(object, "currency"));
         } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new UnprocessableEventException("invoices.issued value has a malformed field: " + e.getMessage(), e);
+            throw new UnprocessableEventException(BillingMessage.BILLING0124E.format(e.getMessage()), e);
         }
     }
 
     private static String text(JsonObject object, String field) {
         JsonValue value = object.get(field);
         if (!(value instanceof JsonString string) || string.getString().isBlank()) {
-            throw new UnprocessableEventException("field '" + field + "' must be a non-empty JSON string");
+            throw new UnprocessableEventException(BillingMessage.BILLING0109E.format(field,
+                    value == null ? "nothing" : Printable.of(value.toString(), 60)));
         }
         return string.getString();
     }

@@ -55,8 +55,8 @@ public class InvoiceMailer {
         schema.ensureMigrated();
         Invoice invoice = em.find(Invoice.class, event.invoiceId());
         if (invoice == null) {
-            throw new UnprocessableEventException("invoice " + event.invoiceId() + " of event " + event.eventId()
-                    + " does not exist");
+            throw new UnprocessableEventException(BillingMessage.BILLING0125E.format(
+                    String.valueOf(event.invoiceId()), event.eventId()));
         }
         String messageId = messageId(event.eventId());
         // recorded first, sent second: a failing send rolls the record back; only a failed commit after the
@@ -88,11 +88,10 @@ public class InvoiceMailer {
             message.setContent(new MimeMultipart(text, pdf));
             Transport.send(message);
         } catch (jakarta.mail.internet.AddressException e) {
-            throw new UnprocessableEventException("customer_email of invoice " + invoice.getId()
-                    + " is not a mail address: " + e.getMessage(), e);
+            throw new UnprocessableEventException(BillingMessage.BILLING0126E.format(
+                    String.valueOf(invoice.getId()), e.getMessage()), e);
         } catch (MessagingException e) {
-            throw new IllegalStateException("the invoice mail " + messageId + " was not accepted by the SMTP server: "
-                    + e, e);
+            throw new IllegalStateException(BillingMessage.BILLING0127E.format(messageId, e), e);
         }
     }
 }
