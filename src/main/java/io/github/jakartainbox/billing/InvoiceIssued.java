@@ -3,6 +3,7 @@ package io.github.jakartainbox.billing;
 import io.github.jakartainbox.inbox.Printable;
 import io.github.jakartainbox.inbox.StrictJson;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
+import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
