@@ -43,7 +43,7 @@ public final class Api {
      * @throws Exception when the call fails
      */
     public static HttpResponse<String> call(String method, String url, User user) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(120))
                 .method(method, HttpRequest.BodyPublishers.noBody());
         if (user != null) {
             request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
