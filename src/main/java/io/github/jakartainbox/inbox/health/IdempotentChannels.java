@@ -10,7 +10,9 @@ import jakarta.enterprise.inject.spi.WithAnnotations;
 import java.lang.annotation.Annotation;
 import java.util.Collections;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
 /**
@@ -38,6 +40,24 @@ public class IdempotentChannels implements Extension {
                 }
             }
         }
+    }
+
+    /**
+     * A channel attribute as the connector sees it: the channel's own key, else the connector-wide one
+     * ({@code mp.messaging.connector.<connector>.<attribute>}).
+     *
+     * @param config    the application's configuration
+     * @param channel   the channel name
+     * @param attribute such as {@code group.id} or {@code bootstrap.servers}
+     * @return its value, empty when neither key is set
+     */
+    public static Optional<String> attribute(Config config, String channel, String attribute) {
+        Optional<String> own = config.getOptionalValue("mp.messaging.incoming." + channel + "." + attribute, String.class);
+        if (own.isPresent() || attribute.equals("connector")) {
+            return own;
+        }
+        return config.getOptionalValue("mp.messaging.incoming." + channel + ".connector", String.class)
+                .flatMap(c -> config.getOptionalValue("mp.messaging.connector." + c + "." + attribute, String.class));
     }
 
     /** @return channel name to the {@code @Idempotent(consumer)} value of its method, sorted by channel */

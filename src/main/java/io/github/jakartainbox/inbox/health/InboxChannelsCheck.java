@@ -5,7 +5,6 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -44,14 +43,14 @@ public class InboxChannelsCheck implements HealthCheck {
             String channel = entry.getKey();
             String prefix = channel + ".";
             response.withData(prefix + "consumer", entry.getValue());
-            String connector = channelValue(config, channel, "connector").orElse("");
+            String connector = IdempotentChannels.attribute(config, channel, "connector").orElse("");
             if (!connector.equals("liberty-kafka")) {
                 response.withData(prefix + "state", "not checked (connector '" + connector + "')");
                 continue;
             }
-            String group = channelValue(config, channel, "group.id").orElse(null);
-            String clientId = channelValue(config, channel, "client.id").orElse(null);
-            Duration sessionTimeout = channelValue(config, channel, "session.timeout.ms")
+            String group = IdempotentChannels.attribute(config, channel, "group.id").orElse(null);
+            String clientId = IdempotentChannels.attribute(config, channel, "client.id").orElse(null);
+            Duration sessionTimeout = IdempotentChannels.attribute(config, channel, "session.timeout.ms")
                     .map(ms -> Duration.ofMillis(Long.parseLong(ms.trim()))).orElse(SESSION_TIMEOUT_DEFAULT);
             response.withData(prefix + "group", String.valueOf(group));
             String problem;
@@ -80,15 +79,5 @@ public class InboxChannelsCheck implements HealthCheck {
             response.down().withData("reason", down.toString());
         }
         return response.build();
-    }
-
-    /** A channel attribute as the connector sees it: the channel's own key, else the connector-wide one. */
-    static Optional<String> channelValue(Config config, String channel, String attribute) {
-        Optional<String> own = config.getOptionalValue("mp.messaging.incoming." + channel + "." + attribute, String.class);
-        if (own.isPresent() || attribute.equals("connector")) {
-            return own;
-        }
-        return config.getOptionalValue("mp.messaging.incoming." + channel + ".connector", String.class)
-                .flatMap(c -> config.getOptionalValue("mp.messaging.connector." + c + "." + attribute, String.class));
     }
 }

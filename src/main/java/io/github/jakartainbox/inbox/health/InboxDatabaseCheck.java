@@ -2,6 +2,7 @@ package io.github.jakartainbox.inbox.health;
 
 import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InboxStatistics;
+import io.github.jakartainbox.inbox.retention.RetentionCheck;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -33,7 +34,8 @@ import org.flywaydb.core.api.MigrationInfo;
  *
  * <p>Data, for operators: {@code purge-overdue} (and the last success and error), {@code dead-letters.<consumer>}
  * (open dead letters) and {@code dead-letters.<consumer>.oldest-age} (ISO-8601, since the oldest one first
- * failed). An overdue purge does not make the check DOWN: taking servers out of service would not help the purge,
+ * failed), {@code retention.<consumer>} and {@code retention.<consumer>.too-short} (the last
+ * {@link RetentionCheck}). An overdue purge does not make the check DOWN: taking servers out of service would not help the purge,
  * and every server of the database would go at once; alert on {@code purge-overdue} (or the metric
  * {@code inbox_purge_overdue}) instead.
  */
@@ -48,6 +50,8 @@ public class InboxDatabaseCheck implements HealthCheck {
 
     @Inject
     InboxStatistics statistics;
+    @Inject
+    RetentionCheck retention;
 
     private volatile Set<String> expectedVersions;
 
@@ -88,6 +92,14 @@ public class InboxDatabaseCheck implements HealthCheck {
             }
         } catch (NamingException | SQLException | RuntimeException e) {
             return response.down().withData("reason", Messages.format("HEALTH0001E", jndiName, e.getMessage())).build();
+        }
+        for (RetentionCheck.ConsumerRetention r : retention.last()) {
+            String key = "retention." + r.consumer();
+            response.withData(key, "inbox " + r.inboxRetention() + ", required more than "
+                    + (r.required() == null ? "unknown" : r.required()) + " (topic " + r.topic() + " retention.ms "
+                    + r.topicRetention() + ", offsets.retention.minutes " + r.offsetsRetention() + "; source: "
+                    + r.source() + ")");
+            response.withData(key + ".too-short", r.tooShort());
         }
         statistics.purgeStatus().ifPresent(purge -> {
             response.withData("purge-overdue", purge.overdue());
