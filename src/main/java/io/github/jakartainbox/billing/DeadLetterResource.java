@@ -37,6 +37,7 @@ import org.eclipse.microprofile.reactive.messaging.Emitter;
  * <ul>
  *   <li>{@code GET ?consumer=..&open=true&limit=100}: list them (role {@code billing-operator}: the reasons quote
  *       payload data);</li>
+ *   <li>{@code GET /{id}/payload}: its stored payload, byte for byte (role {@code billing-operator});</li>
  *   <li>{@code POST /{id}/redrive}: send the payload, as it arrived, to {@code orders.confirmed} again and mark
  *       the row re-driven (role {@code billing-operator}). Every consumer group of the topic receives it again;
  *       the inbox lets each consumer process the event at most once;</li>
@@ -79,6 +80,21 @@ public class DeadLetterResource {
         }
         return deadLetters.list(consumer == null || consumer.isBlank() ? null : consumer, open.equals("true"),
                 QueryParams.limit(limit, InboxDeadLetters.MAX_LIMIT));
+    }
+
+    /**
+     * The stored payload, byte for byte (the operator page shows it).
+     *
+     * @param id the dead letter's id
+     * @return 200 with the payload as {@code application/octet-stream}; 404 when there is no such row or it kept
+     *         no payload
+     * @throws SQLException when the database cannot be read (500)
+     */
+    @GET
+    @Path("/{id}/payload")
+    @Produces(MediaType.APPLICATION_OCTET_STREAM)
+    public byte[] payload(@PathParam("id") long id) throws SQLException {
+        return deadLetters.payload(id).orElseThrow(() -> new NotFoundException("dead letter " + id + " has no payload"));
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.InboxStatistics;
+import io.github.jakartainbox.inbox.retention.RetentionCheck;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -10,6 +11,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.List;
 
 /** {@code GET /billing/api/inbox}: per-consumer figures (processed, duplicates skipped, dead-lettered, retries),
@@ -22,6 +25,8 @@ public class InboxResource {
 
     @Inject
     InboxStatistics statistics;
+    @Inject
+    RetentionCheck retention;
 
     /**
      * @return one entry per consumer
@@ -33,14 +38,36 @@ public class InboxResource {
     }
 
     /**
+     * The purge's state with the retention figures of each consumer.
+     *
+     * @param lastStartedAt  when the last run started
+     * @param lastFinishedAt when the last successful run finished
+     * @param lastDeleted    rows removed by the last successful run
+     * @param totalDeleted   rows removed by all runs
+     * @param totalBatches   DELETE transactions of all runs
+     * @param lastError      why the last run failed, {@code null} when it succeeded
+     * @param lastErrorAt    when it failed
+     * @param overdue        no successful run within {@code overdueAfter}, or the last run failed
+     * @param overdueAfter   {@code inbox.purge.overdue-after}
+     * @param retention      per Kafka consumer: inbox retention against the topic's and the broker's (last check)
+     */
+    public record PurgeView(OffsetDateTime lastStartedAt, OffsetDateTime lastFinishedAt, long lastDeleted,
+                            long totalDeleted, long totalBatches, String lastError, OffsetDateTime lastErrorAt,
+                            boolean overdue, Duration overdueAfter, List<RetentionCheck.ConsumerRetention> retention) {
+    }
+
+    /**
      * {@code GET /billing/api/inbox/purge}: the retention purge's state (last run, rows deleted, last error,
-     * overdue); 404 only if the state row the migration creates is missing.
+     * overdue) and the retention figures read from the broker at start and after each purge run; 404 only if the
+     * state row the migration creates is missing.
      *
      * @return the state
      */
     @GET
     @Path("/purge")
-    public InboxStatistics.PurgeStatus purge() {
-        return statistics.purgeStatus().orElseThrow(() -> new NotFoundException("no purge state"));
+    public PurgeView purge() {
+        InboxStatistics.PurgeStatus s = statistics.purgeStatus().orElseThrow(() -> new NotFoundException("no purge state"));
+        return new PurgeView(s.lastStartedAt(), s.lastFinishedAt(), s.lastDeleted(), s.totalDeleted(), s.totalBatches(),
+                s.lastError(), s.lastErrorAt(), s.overdue(), s.overdueAfter(), retention.last());
     }
 }

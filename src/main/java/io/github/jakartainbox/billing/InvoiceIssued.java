@@ -31,6 +31,12 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
     /** The topic. */
     public static final String TOPIC = "invoices.issued";
 
+    /** @return the topic the invoices are published to: the one the mailer's channel reads, else {@link #TOPIC} */
+    static String topic() {
+        return org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getOptionalValue("mp.messaging.incoming.invoices-mailer.topic", String.class).orElse(TOPIC);
+    }
+
     /**
      * @param eventId the event id the outbox made
      * @param invoice the new invoice, its id assigned

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.spi.PurgeCompleted;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ScheduleExpression;
@@ -11,6 +12,7 @@ import jakarta.ejb.TimerConfig;
 import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
+import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
@@ -37,6 +39,8 @@ public class InboxPurgeTimer {
     InboxPurge purge;
     @Inject
     InboxStatistics statistics;
+    @Inject
+    Event<PurgeCompleted> completed;
 
     @PostConstruct
     void schedule() {
@@ -81,6 +85,7 @@ public class InboxPurgeTimer {
                 statistics.purgeStatus().filter(InboxStatistics.PurgeStatus::overdue).ifPresent(status ->
                         InboxLog.log(InboxMessage.INBOX0304W, status.lastFinishedAt(), status.overdueAfter()));
             }
+            completed.fire(new PurgeCompleted(result.ran(), result.error()));
         } catch (RuntimeException e) {
             // a timeout method that throws would be retried at once by the container; the next run retries instead
             InboxLog.log(InboxMessage.INBOX0302E, Failures.describe(e));

@@ -104,6 +104,25 @@ public class InboxStatistics {
     }
 
     /**
+     * The schema versions this library ships for the configured mode (its Flyway migrations, read from the
+     * classpath), so that a health check can compare them with {@code inbox_schema_history}.
+     *
+     * @return the versions, such as {@code 1}, {@code 2}, ... {@code 100}
+     * @throws IllegalStateException when the inbox datasource is not ready (INBOX0002E, INBOX0003E)
+     */
+    public java.util.SortedSet<String> shippedSchemaVersions() {
+        java.util.SortedSet<String> versions = new java.util.TreeSet<>();
+        for (org.flywaydb.core.api.MigrationInfo migration
+                : InboxDatabase.flyway(database.dataSource(), database.partitioned()).info().all()) {
+            if (migration.getVersion() != null && migration.getScript() != null
+                    && migration.getScript().endsWith(".sql") && migration.getState().isResolved()) {
+                versions.add(migration.getVersion().getVersion());
+            }
+        }
+        return versions;
+    }
+
+    /**
      * @return the purge state, empty when the table has no state row
      * @throws IllegalStateException when the database cannot be read
      */

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class BadInputIT {
 
     private static final String BOOTSTRAP = TestEnv.BOOTSTRAP;
-    private static final String TOPIC = "orders.confirmed";
+    private static final String TOPIC = TestEnv.ORDERS_TOPIC;
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final int LARGE_VALUE = 5 * 1024 * 1024;
     private final Db db = Db.lazy();

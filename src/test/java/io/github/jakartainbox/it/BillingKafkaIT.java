@@ -48,7 +48,7 @@ class BillingKafkaIT {
     /** Sends a marker with the same key after the others and waits until both consumers processed it. */
     private void sendMarkerAndAwait(String key) throws Exception {
         Event marker = SampleEvents.event(UUID.randomUUID().toString(), key, "1.00", "EUR");
-        send("orders.confirmed", List.of(marker));
+        send(TestEnv.ORDERS_TOPIC, List.of(marker));
         long rows = db.await(WAIT, n -> n == 2, "SELECT count(*) FROM inbox WHERE event_id = ?", marker.eventId());
         assertEquals(2, rows, "marker processed by billing and analytics");
     }
@@ -61,7 +61,7 @@ class BillingKafkaIT {
     void duplicateDeliveryCreatesOneInvoiceAndOneInboxRowPerConsumer() throws Exception {
         String orderId = "kafka-dup-" + UUID.randomUUID();
         Event e = event(orderId, "129.90", "EUR");
-        send("orders.confirmed", List.of(e, e, e));
+        send(TestEnv.ORDERS_TOPIC, List.of(e, e, e));
         sendMarkerAndAwait(orderId);
         assertEquals(1, invoices(orderId) - 1, "one invoice for the event (plus the marker's)");
         assertEquals(1, db.number("SELECT count(*) FROM inbox WHERE consumer = 'billing' AND event_id = ?", e.eventId()));
@@ -79,9 +79,9 @@ class BillingKafkaIT {
         BigDecimal before = new BigDecimal(db.text(revenue));
         String orderId = "kafka-two-consumers-" + UUID.randomUUID();
         Event e = event(orderId, "10.25", "CHF");
-        send("orders.confirmed", List.of(e, e));
+        send(TestEnv.ORDERS_TOPIC, List.of(e, e));
         sendMarkerAndAwait(orderId);
-        send("orders.confirmed", List.of(e)); // a late redelivery, after both consumers committed
+        send(TestEnv.ORDERS_TOPIC, List.of(e)); // a late redelivery, after both consumers committed
         sendMarkerAndAwait(orderId);
         assertEquals(new BigDecimal("10.25"), new BigDecimal(db.text(revenue)).subtract(before),
                 "analytics added the amount once");
@@ -98,27 +98,27 @@ class BillingKafkaIT {
         long emptyBefore = db.number(emptyPayloads);
         String good = "{\"customer_email\":\"x@example.com\",\"amount\":\"1.00\",\"currency\":\"EUR\",";
         try (KafkaProducer<String, String> producer = SampleEvents.producer(BOOTSTRAP)) {
-            producer.send(new ProducerRecord<>("orders.confirmed", run, good + "\"order_id\":\"" + run + "-missing\"}"));
-            producer.send(new ProducerRecord<>("orders.confirmed", run,
+            producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, run, good + "\"order_id\":\"" + run + "-missing\"}"));
+            producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, run,
                     good + "\"event_id\":\"\",\"order_id\":\"" + run + "-blank\"}"));
-            producer.send(new ProducerRecord<>("orders.confirmed", run,
+            producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, run,
                     good + "\"event_id\":\"" + "y".repeat(500) + "\",\"order_id\":\"" + run + "-long\"}"));
-            producer.send(new ProducerRecord<>("orders.confirmed", run, "{\"event_id\":\"" + UUID.randomUUID()
+            producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, run, "{\"event_id\":\"" + UUID.randomUUID()
                     + "\",\"order_id\":\"" + run + "-amount\",\"customer_email\":\"x@example.com\","
                     + "\"amount\":12.5,\"currency\":\"EUR\"}"));
-            producer.send(new ProducerRecord<>("orders.confirmed", run, "{not json " + run));
+            producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, run, "{not json " + run));
             // an escaped NUL reaches the error text: PostgreSQL text cannot hold it
-            producer.send(new ProducerRecord<>("orders.confirmed", run, "{\"event_id\":\"" + UUID.randomUUID()
+            producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, run, "{\"event_id\":\"" + UUID.randomUUID()
                     + "\",\"order_id\":\"" + run + "-nul\",\"customer_email\":\"\\u0000\",\"amount\":\"1.00\","
                     + "\"currency\":\"EUR\"}"));
             // nested deeper than the JSON parser's limit
-            producer.send(new ProducerRecord<>("orders.confirmed", run, "{\"order_id\":\"" + run + "-deep\",\"a\":"
+            producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, run, "{\"order_id\":\"" + run + "-deep\",\"a\":"
                     + "[".repeat(2000) + "]".repeat(2000) + "}"));
             // an exponent whose plain form would be a billion digits
-            producer.send(new ProducerRecord<>("orders.confirmed", run, "{\"event_id\":\"" + UUID.randomUUID()
+            producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, run, "{\"event_id\":\"" + UUID.randomUUID()
                     + "\",\"order_id\":\"" + run + "-exponent\",\"customer_email\":\"x@example.com\","
                     + "\"amount\":\"1e999999999\",\"currency\":\"EUR\"}"));
-            producer.send(new ProducerRecord<>("orders.confirmed", run, ""));
+            producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, run, ""));
             producer.flush();
         }
         sendMarkerAndAwait(run);

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 class EventContractIT {
 
-    private static final String TOPIC = "orders.confirmed";
+    private static final String TOPIC = TestEnv.ORDERS_TOPIC;
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final List<String> CONSUMERS = List.of("billing", "analytics");
     private final Db db = Db.lazy();

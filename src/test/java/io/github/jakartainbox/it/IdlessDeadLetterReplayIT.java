@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 class IdlessDeadLetterReplayIT {
 
-    private static final String TOPIC = "orders.confirmed";
+    private static final String TOPIC = TestEnv.ORDERS_TOPIC;
     private static final Duration WAIT = Duration.ofSeconds(90);
     private final Db db = Db.lazy();
 

@@ -165,7 +165,7 @@ class InboxPurgeIT {
         long sendStarted = System.nanoTime();
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             for (Event e : events) {
-                SampleEvents.send(producer, "orders.confirmed", List.of(e, e));
+                SampleEvents.send(producer, TestEnv.ORDERS_TOPIC, List.of(e, e));
                 Thread.sleep(20);
             }
         }

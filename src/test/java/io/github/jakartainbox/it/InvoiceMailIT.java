@@ -60,7 +60,7 @@ class InvoiceMailIT {
 
     private static void send(List<Event> events) throws Exception {
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            SampleEvents.send(producer, "orders.confirmed", events);
+            SampleEvents.send(producer, TestEnv.ORDERS_TOPIC, events);
         }
     }
 
@@ -69,7 +69,7 @@ class InvoiceMailIT {
     }
 
     private static List<TopicReader.Rec> issued(String orderId) {
-        return TopicReader.read("invoices.issued", r -> orderId.equals(r.key()));
+        return TopicReader.read(TestEnv.INVOICES_TOPIC, r -> orderId.equals(r.key()));
     }
 
     @Test
@@ -170,7 +170,7 @@ class InvoiceMailIT {
         // a marker on the same key: its row appears after the replays were applied
         Event marker = SampleEvents.event(UUID.randomUUID().toString(), e.orderId() + "-marker", "1.00", "EUR");
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>("orders.confirmed", e.orderId(),
+            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(TestEnv.ORDERS_TOPIC, e.orderId(),
                     marker.json())).get();
         }
         db.await(WAIT, n -> n == 1, "SELECT count(*) FROM order_status WHERE order_id = ?", marker.orderId());

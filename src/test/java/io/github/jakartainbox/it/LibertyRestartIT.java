@@ -70,7 +70,7 @@ class LibertyRestartIT {
         List<Event> events = SampleEvents.events(run, EVENTS);
         List<Event> deliveries = SampleEvents.withDuplicates(events, DUPLICATES, new Random(42));
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            SampleEvents.send(producer, "orders.confirmed", deliveries);
+            SampleEvents.send(producer, TestEnv.ORDERS_TOPIC, deliveries);
         }
         String processed = "SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
                 + "WHERE i.consumer = 'billing' AND v.order_id LIKE ?";

@@ -1,9 +1,11 @@
 package io.github.jakartainbox.it;
 
 /**
- * Where the tests find the services they talk to, from the same environment variables the Liberty servers read
- * (bin/test sets them): {@code KAFKA_BOOTSTRAP_SERVERS} (default {@code 127.0.0.1:9092}) and {@code HTTP_PORT}
- * (default {@code 9080}). Running the tests with other values keeps them apart from a service already running.
+ * Where the tests find the services they talk to, from the same environment variables the Liberty servers read.
+ * Failsafe sets them from the pom's {@code it.*} properties (bin/test passes its {@code HTTP_PORT} and
+ * {@code DB_NAME}), so that a test run keeps apart from the example service running beside it: its own HTTP port
+ * ({@code it.http.port}, 9081), database ({@code it.db.name}, {@code billing_it}), topic ({@code it.orders.topic})
+ * and consumer groups ({@code it-billing}, {@code it-analytics}).
  */
 public final class TestEnv {
 
@@ -11,7 +13,16 @@ public final class TestEnv {
     public static final String BOOTSTRAP = env("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
 
     /** The HTTP port of the Liberty server under test. */
-    public static final int HTTP_PORT = Integer.parseInt(env("HTTP_PORT", "9080"));
+    public static final int HTTP_PORT = Integer.parseInt(env("HTTP_PORT", "9081"));
+
+    /**
+     * The topic the test servers' {@code orders-billing} and {@code orders-analytics} channels consume (and
+     * {@code orders-redrive} writes to): the same environment variable that sets it on the servers.
+     */
+    public static final String ORDERS_TOPIC = env("MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC", "it.orders.confirmed");
+
+    /** The topic the tests' servers publish {@code invoices.issued} to (the mailer's channel reads it). */
+    public static final String INVOICES_TOPIC = env("MP_MESSAGING_INCOMING_INVOICES_MAILER_TOPIC", "it.invoices.issued");
 
     private TestEnv() {
     }

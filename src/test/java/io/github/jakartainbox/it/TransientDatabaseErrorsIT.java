@@ -77,7 +77,7 @@ class TransientDatabaseErrorsIT {
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             // the service works (its pool reconnected) before the lock is taken
             SampleEvents.Event warmUp = SampleEvents.event(UUID.randomUUID().toString(), "warm-up-" + run, "1.00", "EUR");
-            SampleEvents.send(producer, "orders.confirmed", List.of(warmUp));
+            SampleEvents.send(producer, TestEnv.ORDERS_TOPIC, List.of(warmUp));
             assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ?",
                     warmUp.orderId()));
             long waitsBefore = transientWaits();
@@ -87,7 +87,7 @@ class TransientDatabaseErrorsIT {
                 locker.setAutoCommit(false);
                 statement.execute("SET lock_timeout = 0");
                 statement.execute("LOCK TABLE invoice IN ACCESS EXCLUSIVE MODE");
-                SampleEvents.send(producer, "orders.confirmed", events);
+                SampleEvents.send(producer, TestEnv.ORDERS_TOPIC, events);
                 Thread.sleep(10_000);
                 locker.rollback();
             }

@@ -1,0 +1,67 @@
+package io.github.jakartainbox.inbox.health;
+
+import io.github.jakartainbox.inbox.Idempotent;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.spi.AnnotatedMethod;
+import jakarta.enterprise.inject.spi.AnnotatedType;
+import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
+import jakarta.enterprise.inject.spi.WithAnnotations;
+import java.lang.annotation.Annotation;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/**
+ * Finds, at deployment, the Reactive Messaging channels whose messages go through {@code @Idempotent}: the
+ * {@code @Incoming} methods annotated {@code @Idempotent}, or declared on a type annotated so. The readiness check
+ * {@link InboxChannelsCheck} watches their Kafka consumers.
+ */
+public class IdempotentChannels implements Extension {
+
+    private final Map<String, String> consumerByChannel = new TreeMap<>();
+
+    <T> void inspect(@Observes @WithAnnotations(Idempotent.class) ProcessAnnotatedType<T> event) {
+        AnnotatedType<T> type = event.getAnnotatedType();
+        for (AnnotatedMethod<? super T> method : type.getMethods()) {
+            Idempotent binding = method.isAnnotationPresent(Idempotent.class) ? method.getAnnotation(Idempotent.class)
+                    : type.getAnnotation(Idempotent.class);
+            if (binding == null) {
+                continue;
+            }
+            // not getAnnotations(Incoming.class): that resolves @Incoming's repeatable container, a SmallRye type
+            // Liberty does not show to applications ("Type ...annotations.Incomings not present")
+            for (Annotation annotation : method.getAnnotations()) {
+                if (annotation instanceof Incoming incoming) {
+                    consumerByChannel.put(incoming.value(), binding.consumer());
+                }
+            }
+        }
+    }
+
+    /**
+     * A channel attribute as the connector sees it: the channel's own key, else the connector-wide one
+     * ({@code mp.messaging.connector.<connector>.<attribute>}).
+     *
+     * @param config    the application's configuration
+     * @param channel   the channel name
+     * @param attribute such as {@code group.id} or {@code bootstrap.servers}
+     * @return its value, empty when neither key is set
+     */
+    public static Optional<String> attribute(Config config, String channel, String attribute) {
+        Optional<String> own = config.getOptionalValue("mp.messaging.incoming." + channel + "." + attribute, String.class);
+        if (own.isPresent() || attribute.equals("connector")) {
+            return own;
+        }
+        return config.getOptionalValue("mp.messaging.incoming." + channel + ".connector", String.class)
+                .flatMap(c -> config.getOptionalValue("mp.messaging.connector." + c + "." + attribute, String.class));
+    }
+
+    /** @return channel name to the {@code @Idempotent(consumer)} value of its method, sorted by channel */
+    public Map<String, String> consumerByChannel() {
+        return Collections.unmodifiableMap(consumerByChannel);
+    }
+}

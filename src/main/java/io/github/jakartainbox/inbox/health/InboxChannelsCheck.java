@@ -1,0 +1,83 @@
+package io.github.jakartainbox.inbox.health;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
+import org.eclipse.microprofile.health.Readiness;
+
+/**
+ * Readiness check {@value #NAME}: each {@code @Idempotent} channel of the {@code liberty-kafka} connector has a
+ * Kafka consumer in this server that heartbeats to its group (see {@link KafkaConsumers} for why that means it
+ * is consuming). DOWN names the channel that stopped; liberty-kafka never restarts a channel it shut down, so
+ * only a server restart (after fixing the cause) brings it back. Channels of other connectors are listed as
+ * not checked.
+ *
+ * <p>Data, per channel {@code <channel>}: the inbox consumer, the Kafka group and client, the time since the
+ * last heartbeat (ISO-8601) and the partitions assigned.
+ */
+@Readiness
+@ApplicationScoped
+public class InboxChannelsCheck implements HealthCheck {
+
+    /** The check's name in {@code /health/ready}. */
+    public static final String NAME = "inbox-channels";
+
+    static final Duration SESSION_TIMEOUT_DEFAULT = Duration.ofMillis(45_000);
+
+    @Inject
+    IdempotentChannels channels;
+
+    @Override
+    public HealthCheckResponse call() {
+        Config config = ConfigProvider.getConfig();
+        HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).up();
+        StringBuilder down = new StringBuilder();
+        for (Map.Entry<String, String> entry : channels.consumerByChannel().entrySet()) {
+            String channel = entry.getKey();
+            String prefix = channel + ".";
+            response.withData(prefix + "consumer", entry.getValue());
+            String connector = IdempotentChannels.attribute(config, channel, "connector").orElse("");
+            if (!connector.equals("liberty-kafka")) {
+                response.withData(prefix + "state", "not checked (connector '" + connector + "')");
+                continue;
+            }
+            String group = IdempotentChannels.attribute(config, channel, "group.id").orElse(null);
+            String clientId = IdempotentChannels.attribute(config, channel, "client.id").orElse(null);
+            Duration sessionTimeout = IdempotentChannels.attribute(config, channel, "session.timeout.ms")
+                    .map(ms -> Duration.ofMillis(Long.parseLong(ms.trim()))).orElse(SESSION_TIMEOUT_DEFAULT);
+            response.withData(prefix + "group", String.valueOf(group));
+            String problem;
+            if (group == null) {
+                problem = Messages.format("HEALTH0101E", channel, "group.id");
+            } else {
+                List<KafkaConsumers.Consumer> consumers = KafkaConsumers.of(clientId, group);
+                problem = consumers.isEmpty() ? Messages.format("HEALTH0102E", channel, group) : null;
+                for (KafkaConsumers.Consumer consumer : consumers) {
+                    response.withData(prefix + "client", consumer.clientId());
+                    response.withData(prefix + "last-heartbeat", String.valueOf(consumer.lastHeartbeat()));
+                    response.withData(prefix + "assigned-partitions", consumer.assignedPartitions());
+                    if (consumer.lastHeartbeat() == null || consumer.lastHeartbeat().compareTo(sessionTimeout) > 0) {
+                        problem = Messages.format("HEALTH0103E", channel, group, consumer.clientId(),
+                                consumer.lastHeartbeat() == null ? "never" : consumer.lastHeartbeat().toString(),
+                                sessionTimeout);
+                    }
+                }
+            }
+            response.withData(prefix + "state", problem == null ? "consuming" : problem);
+            if (problem != null) {
+                down.append(down.isEmpty() ? "" : " ").append(problem);
+            }
+        }
+        if (!down.isEmpty()) {
+            response.down().withData("reason", down.toString());
+        }
+        return response.build();
+    }
+}

@@ -1,0 +1,33 @@
+package io.github.jakartainbox.inbox.health;
+
+import java.text.MessageFormat;
+import java.util.Map;
+
+/**
+ * The health checks' messages, with ids {@code HEALTHnnnnS} (S = I/W/E): each says what is wrong and what to do.
+ * They appear in the checks' data ({@code /health/ready}), where an operator reads them.
+ */
+final class Messages {
+
+    private static final Map<String, String> TEXTS = Map.of(
+            "HEALTH0001E", "The inbox datasource {0} does not answer: {1}. Check that PostgreSQL is up and reachable "
+                    + "with the datasource''s settings; consumers wait (nothing is acknowledged) until it answers.",
+            "HEALTH0002E", "The inbox schema in {0} is at version {1}, the application expects {2} (pending: {3}). "
+                    + "Restart with inbox.schema.migrate=true, or apply those db/inbox migrations yourself.",
+            "HEALTH0101E", "Channel {0} has no {1}: liberty-kafka cannot join a consumer group without one. Set "
+                    + "mp.messaging.incoming.{0}.{1}.",
+            "HEALTH0102E", "Channel {0} (consumer group {1}) has no Kafka consumer in this server: liberty-kafka did "
+                    + "not start it or closed it. Look in the server log for CWMRX10nnE or SRMSG messages about {0}, "
+                    + "fix the cause and restart the server.",
+            "HEALTH0103E", "Channel {0} (consumer group {1}, client {2}) last heartbeated {3} ago, longer than its "
+                    + "session timeout {4}: it is not consuming. liberty-kafka shut the channel down (log CWMRX1011E "
+                    + "or CWMRX1002E, then SRMSG00201) or the broker is unreachable. Fix the cause and restart the "
+                    + "server: liberty-kafka does not restart a channel.");
+
+    private Messages() {
+    }
+
+    static String format(String id, Object... args) {
+        return id + ": " + MessageFormat.format(TEXTS.get(id), args);
+    }
+}

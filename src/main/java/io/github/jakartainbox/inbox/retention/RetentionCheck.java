@@ -1,0 +1,180 @@
+package io.github.jakartainbox.inbox.retention;
+
+import io.github.jakartainbox.inbox.InboxConfig;
+import io.github.jakartainbox.inbox.health.IdempotentChannels;
+import io.github.jakartainbox.inbox.spi.PurgeCompleted;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.text.MessageFormat;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * Checks, at start and after each purge run, that each {@code @Idempotent} Kafka consumer keeps its inbox rows
+ * longer than any replay can reach back: longer than its topic's {@code retention.ms} and than the broker's
+ * {@code offsets.retention.minutes} (a group whose offsets expired re-reads the topic from {@code earliest}).
+ * Both are read from the broker with the Kafka Admin client, with the channel's Kafka client settings.
+ *
+ * <p>{@code inbox.consumer.<consumer>.topic-retention} (or {@code inbox.topic-retention}), when set, overrides
+ * what the broker says, for brokers the service may not describe (ACLs without DescribeConfigs): then that
+ * value stands for both. Each figure says which source it came from. Logs {@code RETAIN0001W} when the inbox
+ * retention is too short, {@code RETAIN0002W} when nothing could be read.
+ */
+@ApplicationScoped
+public class RetentionCheck {
+
+    /**
+     * The retention figures of one consumer.
+     *
+     * @param consumer         the inbox consumer name
+     * @param channel          its channel
+     * @param topic            the topic the channel consumes
+     * @param inboxRetention   how long its inbox rows are kept ({@code inbox.consumer.<c>.retention})
+     * @param topicRetention   the topic's {@code retention.ms}, {@code null} when the topic keeps records forever
+     *                         or it is unknown
+     * @param offsetsRetention the broker's {@code offsets.retention.minutes}, {@code null} when unknown
+     * @param required         what the inbox must exceed: the longer of the two; {@code null} when unknown or forever
+     * @param source           {@code broker}, {@code override <key>}, or {@code unknown: <why>}
+     * @param tooShort         the inbox retention does not exceed {@code required} (or the topic keeps records forever)
+     * @param checkedAt        when it was read
+     */
+    public record ConsumerRetention(String consumer, String channel, String topic, Duration inboxRetention,
+                                    Duration topicRetention, Duration offsetsRetention, Duration required,
+                                    String source, boolean tooShort, OffsetDateTime checkedAt) {
+    }
+
+    static final Logger LOG = Logger.getLogger("io.github.jakartainbox.inbox.retention");
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final Map<String, String> MESSAGES = Map.of(
+            "RETAIN0001W", "Consumer {0}: inbox retention {1} is not longer than what a replay can reach back on topic "
+                    + "{2}: {3} (topic retention.ms {4}, broker offsets.retention.minutes {5}; source: {6}). A replay of "
+                    + "records older than the inbox retention, or a consumer group whose offsets expired (it re-reads "
+                    + "from earliest), would apply their effects again. Raise inbox.consumer.{0}.retention (or "
+                    + "inbox.retention) above {3}.",
+            "RETAIN0002W", "Consumer {0}: the retention of topic {1} and the broker''s offsets.retention.minutes cannot "
+                    + "be read ({2}), and inbox.consumer.{0}.topic-retention (or inbox.topic-retention) is not set: "
+                    + "the inbox retention {3} is not checked. Allow DescribeConfigs on the topic and the cluster, or set "
+                    + "inbox.topic-retention to the longer of the two.");
+
+    @Inject
+    IdempotentChannels channels;
+
+    private volatile List<ConsumerRetention> last = List.of();
+
+    /** @return the figures of the last check, empty before the first */
+    public List<ConsumerRetention> last() {
+        return last;
+    }
+
+    /** At start, on its own thread: a broker that does not answer must not hold up the deployment. */
+    void onStart(@Observes @Initialized(ApplicationScoped.class) Object started) {
+        Thread thread = new Thread(this::checkQuietly, "jakarta-inbox-retention-check");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    void onPurge(@Observes PurgeCompleted run) {
+        checkQuietly();
+    }
+
+    private void checkQuietly() {
+        try {
+            check();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "The inbox retention check failed: " + e, e);
+        }
+    }
+
+    /**
+     * Reads the figures of every {@code @Idempotent} channel of the {@code liberty-kafka} connector, logs the
+     * warnings, and keeps them for {@link #last()}.
+     *
+     * @return the figures, one per channel
+     */
+    public List<ConsumerRetention> check() {
+        Config config = ConfigProvider.getConfig();
+        List<ConsumerRetention> result = new ArrayList<>();
+        for (Map.Entry<String, String> entry : channels.consumerByChannel().entrySet()) {
+            String channel = entry.getKey();
+            if (!IdempotentChannels.attribute(config, channel, "connector").orElse("").equals("liberty-kafka")) {
+                continue;
+            }
+            String annotated = entry.getValue();
+            String consumer = InboxConfig.consumerName(annotated);
+            String topic = IdempotentChannels.attribute(config, channel, "topic").orElse(channel);
+            Duration inbox = InboxConfig.RETENTION.get(config, annotated);
+            Optional<Duration> override = InboxConfig.TOPIC_RETENTION.find(config, annotated);
+            Duration topicRetention = null;
+            Duration offsets = null;
+            String source;
+            if (override.isPresent()) {
+                topicRetention = override.get();
+                offsets = override.get();
+                source = "override inbox.consumer." + annotated + "." + InboxConfig.TOPIC_RETENTION.name()
+                        + " (or inbox." + InboxConfig.TOPIC_RETENTION.name() + ")";
+            } else {
+                try {
+                    BrokerRetention.Figures figures = BrokerRetention.describe(clientProperties(config, channel), topic, TIMEOUT);
+                    topicRetention = figures.topic();
+                    offsets = figures.offsetsRetention();
+                    source = figures.topic() == null ? "broker (the topic keeps records forever)" : "broker";
+                } catch (Exception e) {
+                    source = "unknown: " + e;
+                }
+            }
+            boolean known = offsets != null;
+            boolean forever = known && topicRetention == null;
+            Duration required = !known || forever ? null
+                    : topicRetention.compareTo(offsets) > 0 ? topicRetention : offsets;
+            boolean tooShort = forever || required != null && inbox.compareTo(required) <= 0;
+            result.add(new ConsumerRetention(consumer, channel, topic, inbox, topicRetention, offsets, required, source,
+                    tooShort, OffsetDateTime.now()));
+            if (!known) {
+                LOG.warning(format("RETAIN0002W", consumer, topic, source, inbox));
+            } else if (tooShort) {
+                LOG.warning(format("RETAIN0001W", consumer, inbox, topic, forever ? "forever" : required,
+                        forever ? "-1 (forever)" : topicRetention, offsets, source));
+            }
+        }
+        last = List.copyOf(result);
+        return last;
+    }
+
+    /** The channel's Kafka client settings that reach the broker: address and security. */
+    private static Properties clientProperties(Config config, String channel) {
+        Properties properties = new Properties();
+        String incoming = "mp.messaging.incoming." + channel + ".";
+        String connector = "mp.messaging.connector.liberty-kafka.";
+        for (String prefix : List.of(connector, incoming)) { // the channel's own keys win
+            for (String name : config.getPropertyNames()) {
+                if (name.startsWith(prefix)) {
+                    String key = name.substring(prefix.length());
+                    if (key.equals("bootstrap.servers") || key.startsWith("security.") || key.startsWith("sasl.")
+                            || key.startsWith("ssl.")) {
+                        config.getOptionalValue(name, String.class).ifPresent(v -> properties.put(key, v));
+                    }
+                }
+            }
+        }
+        if (!properties.containsKey("bootstrap.servers")) {
+            IdempotentChannels.attribute(config, channel, "bootstrap.servers")
+                    .ifPresent(v -> properties.put("bootstrap.servers", v));
+        }
+        return properties;
+    }
+
+    private static String format(String id, Object... args) {
+        return id + ": " + MessageFormat.format(MESSAGES.get(id), args);
+    }
+}

@@ -1,0 +1,195 @@
+// The operator page: plain JavaScript over the REST API (/billing/api), with the API's own login (HTTP BASIC,
+// roles billing-reader and billing-operator). The credentials stay in this tab's memory; nothing is stored.
+'use strict';
+
+const API = 'api';
+const REFRESH_MS = Number(new URLSearchParams(location.search).get('refresh') || 5000);
+const RATE_WINDOW_MS = 5 * 60 * 1000;
+
+let auth = null;          // 'Basic ...' while signed in
+let operator = false;     // whether the user may see and change dead letters
+let timer = null;
+let samples = [];         // {t, figures: {consumer: {processed, duplicatesSkipped, retries, deadLettered}}}
+
+const $ = (id) => document.getElementById(id);
+
+function cell(row, text, cls) {
+  const td = row.insertCell();
+  td.textContent = text;        // textContent only: payloads and reasons are never parsed as HTML
+  if (cls) td.className = cls;
+  return td;
+}
+
+async function call(method, path, accept = 'application/json') {
+  return fetch(API + path, { method, headers: { Authorization: auth, Accept: accept }, cache: 'no-store',
+    credentials: 'omit' });
+}
+
+async function json(path) {
+  const response = await call('GET', path);
+  if (!response.ok) throw new Error(path + ': HTTP ' + response.status + ' ' + (await response.text()).slice(0, 200));
+  return response.json();
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  const user = $('login-user').value;
+  auth = 'Basic ' + btoa(unescape(encodeURIComponent(user + ':' + $('login-password').value)));
+  const check = await call('GET', '/invoices/count');
+  if (check.status === 401 || check.status === 403) {
+    auth = null;
+    $('login-error').textContent = check.status === 401 ? 'Wrong user or password.'
+      : 'This user has no billing role, or its password is not set on the server.';
+    return;
+  }
+  const deadLetters = await call('GET', '/dead-letters?limit=1');
+  operator = deadLetters.ok;
+  $('login-password').value = '';
+  $('login-error').textContent = '';
+  $('user').textContent = user;
+  $('role').textContent = operator ? 'operator' : 'reader';
+  $('login').hidden = true;
+  $('who').hidden = false;
+  $('dashboard').hidden = false;
+  $('dead-letters-operator').hidden = !operator;
+  $('dead-letters-reader').hidden = operator;
+  samples = [];
+  await refresh();
+  timer = setInterval(refresh, REFRESH_MS);
+}
+
+function signOut() {
+  clearInterval(timer);
+  auth = null;
+  operator = false;
+  location.reload();
+}
+
+function rate(consumer, field, latest) {
+  const first = samples[0];
+  const minutes = (latest.t - first.t) / 60000;
+  const before = first.figures[consumer];
+  if (minutes < 3 / 60 || !before) return '–';  // a rate needs a few seconds of history
+  return ((latest.figures[consumer][field] - before[field]) / minutes).toFixed(1);
+}
+
+function showConsumers(list) {
+  const now = Date.now();
+  const figures = {};
+  list.forEach((c) => { figures[c.consumer] = c; });
+  samples.push({ t: now, figures });
+  while (samples.length > 1 && now - samples[0].t > RATE_WINDOW_MS) samples.shift();
+  const latest = samples[samples.length - 1];
+  $('window').textContent = Math.round((latest.t - samples[0].t) / 1000) + ' s';
+  const body = $('consumers').tBodies[0];
+  body.replaceChildren();
+  list.forEach((c) => {
+    const row = body.insertRow();
+    row.dataset.consumer = c.consumer;
+    cell(row, c.consumer);
+    cell(row, c.processed, 'num processed');
+    cell(row, c.duplicatesSkipped, 'num duplicates');
+    cell(row, c.retries, 'num retries');
+    cell(row, c.deadLettered, 'num dead-lettered');
+    ['processed', 'duplicatesSkipped', 'retries', 'deadLettered'].forEach((f) => cell(row, rate(c.consumer, f, latest), 'num'));
+  });
+}
+
+function showPurge(purge) {
+  if (!purge) { $('purge-state').textContent = 'no purge state yet'; return; }
+  $('purge-state').textContent = purge.overdue ? 'OVERDUE' : 'on time';
+  $('purge-state').className = purge.overdue ? 'error' : 'ok';
+  $('purge-last').textContent = purge.lastFinishedAt || 'never';
+  $('purge-deleted').textContent = purge.lastDeleted + ' / ' + purge.totalDeleted;
+  $('purge-error').textContent = purge.lastError ? purge.lastError + ' (' + purge.lastErrorAt + ')' : 'none';
+}
+
+async function payloadText(id) {
+  const response = await call('GET', '/dead-letters/' + id + '/payload', 'application/octet-stream');
+  if (!response.ok) return '(no payload)';
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes.slice(0, 2000)) + (bytes.length > 2000 ? ' …' : '');
+}
+
+let shownLetters = '';     // what the dead-letter table shows: redrawn only when it changes, so that a button
+                           // does not move under the operator's pointer at each refresh
+
+async function showDeadLetters() {
+  const letters = await json('/dead-letters?open=true&limit=50');
+  const shown = JSON.stringify(letters.map((d) => [d.id, d.lastFailedAt, d.attempts]));
+  if (shown === shownLetters) return;
+  shownLetters = shown;
+  const body = $('dead-letters').tBodies[0];
+  const rows = await Promise.all(letters.map(async (d) => ({ d, payload: await payloadText(d.id) })));
+  body.replaceChildren();
+  rows.forEach(({ d, payload }) => {
+    const row = body.insertRow();
+    row.dataset.id = d.id;
+    cell(row, d.id, 'num');
+    cell(row, d.consumer);
+    cell(row, d.eventId || '(none)');
+    cell(row, d.error);
+    cell(row, d.attempts, 'num');
+    cell(row, d.lastFailedAt);
+    const pre = document.createElement('pre');
+    pre.textContent = payload;
+    row.insertCell().appendChild(pre);
+    const actions = row.insertCell();
+    actions.appendChild(button('Re-drive', 'redrive', () => act('POST', '/dead-letters/' + d.id + '/redrive', d)));
+    actions.appendChild(document.createTextNode(' '));
+    actions.appendChild(button('Discard', 'discard danger', () => act('DELETE', '/dead-letters/' + d.id, d)));
+  });
+  $('no-dead-letters').hidden = letters.length > 0;
+}
+
+function button(label, cls, onClick) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = label;
+  b.className = cls;
+  b.addEventListener('click', async () => { b.disabled = true; await onClick(); });
+  return b;
+}
+
+async function act(method, path, letter) {
+  const response = await call(method, path);
+  const text = await response.text();
+  const what = (method === 'POST' ? 're-drive' : 'discard') + ' of dead letter ' + letter.id + ' (' + letter.consumer + ')';
+  $('action').textContent = response.ok ? 'Done: ' + what + '.' : 'Refused: ' + what + ': HTTP ' + response.status + ' ' + text.slice(0, 300);
+  $('action').className = response.ok ? 'status ok' : 'status error';
+  await refresh();
+}
+
+async function findInvoice(event) {
+  event.preventDefault();
+  const list = await json('/invoices?orderId=' + encodeURIComponent($('order-id').value.trim()));
+  const body = $('invoices').tBodies[0];
+  body.replaceChildren();
+  list.forEach((i) => {
+    const row = body.insertRow();
+    cell(row, i.orderId);
+    cell(row, i.amount, 'num');
+    cell(row, i.currency);
+    cell(row, i.createdAt);
+  });
+  if (list.length === 0) cell(body.insertRow(), 'no invoice for this order');
+  $('invoices').hidden = false;
+}
+
+async function refresh() {
+  try {
+    const [consumers, purge, count] = await Promise.all([json('/inbox'), call('GET', '/inbox/purge'), json('/invoices/count')]);
+    showConsumers(consumers);
+    showPurge(purge.status === 200 ? await purge.json() : null);
+    $('invoice-count').textContent = count.count;
+    if (operator) await showDeadLetters();
+    $('updated').textContent = new Date().toLocaleTimeString();
+    $('error').textContent = '';
+  } catch (e) {
+    $('error').textContent = 'Could not refresh: ' + e.message;
+  }
+}
+
+$('login').addEventListener('submit', signIn);
+$('sign-out').addEventListener('click', signOut);
+$('invoice-search').addEventListener('submit', findInvoice);
