@@ -131,7 +131,8 @@ class AdopterIT {
                         "mp.messaging.incoming.payments.key.deserializer=org.apache.kafka.common.serialization.StringDeserializer",
                         "mp.messaging.incoming.payments.value.deserializer=org.apache.kafka.common.serialization.StringDeserializer",
                         "mp.messaging.incoming.payments.auto.offset.reset=earliest",
-                        "mp.messaging.incoming.payments.enable.auto.commit=false", "")),
+                        "mp.messaging.incoming.payments.enable.auto.commit=false",
+                        "mp.messaging.incoming.payments.isolation.level=read_committed", "")),
                         "META-INF/microprofile-config.properties");
         // the third-party jars README names: flyway-core, flyway-database-postgresql, kafka-clients, and theirs
         // (the example's WEB-INF/lib holds exactly those: the example has no other dependency)
@@ -166,6 +167,8 @@ class AdopterIT {
 
     private void server(String action) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, SERVER).inheritIO();
+        // the billing tests' channel settings (Failsafe's environment) are no channels of this application
+        builder.environment().keySet().removeIf(name -> name.startsWith("MP_MESSAGING_"));
         builder.environment().putAll(environment);
         int rc = builder.start().waitFor();
         assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc);
