@@ -11,6 +11,7 @@ import jakarta.json.JsonValue;
 import java.io.ByteArrayInputStream;
 import java.math.BigDecimal;
 import java.util.UUID;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * An {@code invoices.issued} event, recorded in the outbox in the transaction that creates the invoice: record key =
@@ -29,6 +30,18 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
 
     /** The topic. */
     public static final String TOPIC = "invoices.issued";
+
+    /** MicroProfile Config key naming the topic the events are recorded for (default {@value #TOPIC}); the mailer's
+     *  channel reads {@code mp.messaging.incoming.invoices-mailer.topic}, which must name the same topic. */
+    public static final String TOPIC_KEY = "billing.invoices-issued.topic";
+
+    /**
+     * @return the topic {@code invoices.issued} events are recorded for: {@value #TOPIC_KEY}, default {@value #TOPIC}
+     */
+    public static String topic() {
+        return ConfigProvider.getConfig().getOptionalValue(TOPIC_KEY, String.class)
+                .map(String::trim).filter(t -> !t.isEmpty()).orElse(TOPIC);
+    }
 
     /**
      * @param eventId the event id the outbox made

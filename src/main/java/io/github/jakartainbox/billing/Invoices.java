@@ -34,7 +34,7 @@ public class Invoices {
         Invoice invoice = new Invoice(order, OffsetDateTime.now());
         em.persist(invoice);
         em.flush(); // the id, for the event
-        outbox.record(InvoiceIssued.TOPIC, invoice.getOrderId(), eventId -> InvoiceIssued.of(eventId, invoice).json());
+        outbox.record(InvoiceIssued.topic(), invoice.getOrderId(), eventId -> InvoiceIssued.of(eventId, invoice).json());
         return invoice;
     }
 
