@@ -12,6 +12,7 @@ import jakarta.json.JsonValue;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * An {@code invoices.issued} event, recorded in the outbox in the transaction that creates the invoice: record key =
@@ -31,10 +32,19 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
     /** The topic. */
     public static final String TOPIC = "invoices.issued";
 
-    /** @return the topic the invoices are published to: the one the mailer's channel reads, else {@link #TOPIC} */
-    static String topic() {
-        return org.eclipse.microprofile.config.ConfigProvider.getConfig()
-                .getOptionalValue("mp.messaging.incoming.invoices-mailer.topic", String.class).orElse(TOPIC);
+    /** MicroProfile Config key naming the topic the events are recorded for; unset, the topic the mailer's channel
+     *  reads ({@code mp.messaging.incoming.invoices-mailer.topic}), else {@value #TOPIC}. */
+    public static final String TOPIC_KEY = "billing.invoices-issued.topic";
+
+    /**
+     * @return the topic {@code invoices.issued} events are recorded for: {@value #TOPIC_KEY}, else the mailer
+     *         channel's topic, else {@value #TOPIC}
+     */
+    public static String topic() {
+        org.eclipse.microprofile.config.Config config = ConfigProvider.getConfig();
+        return config.getOptionalValue(TOPIC_KEY, String.class).map(String::trim).filter(t -> !t.isEmpty())
+                .or(() -> config.getOptionalValue("mp.messaging.incoming.invoices-mailer.topic", String.class))
+                .orElse(TOPIC);
     }
 
     /**

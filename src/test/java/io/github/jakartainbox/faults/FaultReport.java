@@ -19,8 +19,9 @@ final class FaultReport {
         this.settings = settings;
     }
 
-    synchronized void add(Outcome o) {
-        rows.add(String.format(Locale.ROOT, "| %s | %,d | %,d | %s | %,d | %,d | %,d / %,d | %d / %d | %d / %d | %d → %d / %d%s | %s | %s |",
+    synchronized void add(Outcome o, ChainOutcome c) {
+        rows.add(String.format(Locale.ROOT, "| %s | %,d | %,d | %s | %,d | %,d | %,d / %,d | %d / %d | %d / %d | %d → %d / %d%s "
+                        + "| %,d: %d lost, %d twice%s | %,d / %d | %d%s | %s | %s |",
                 o.fault(), o.events(), o.records(),
                 (o.lostBilling() > 0 ? "n/a" : o.extraDeliveries() < 0 ? "≥ 0 (undercounted by "
                         + String.format(Locale.ROOT, "%,d", -o.extraDeliveries()) + " or more)"
@@ -29,13 +30,18 @@ final class FaultReport {
                 o.skipped(), o.invoices(), o.billingRows(), o.analyticsRows(), o.lostBilling(), o.lostAnalytics(),
                 o.dupBilling() + o.unexpected(), o.dupAnalytics(), o.poison(), o.deadBilling(), o.deadAnalytics(),
                 o.goodDeadLettered() > 0 ? " (+" + o.goodDeadLettered() + " good!)" : "",
-                o.canary() && o.lag() == 0 ? "yes" : o.canary() ? "lag " + o.lag() : "NO", seconds(o.wall())));
+                c.issuedRecords(), c.issuedMissing(), c.issuedExtra(),
+                c.issuedWrongId() > 0 ? ", " + c.issuedWrongId() + " with another id!" : "",
+                c.mailed(), c.unmailed(), c.mailsDuplicated(),
+                c.unexplained() > 0 ? " (" + c.unexplained() + " unexplained!)" : "",
+                o.canary() && o.lag() == 0 && c.mailerLag() == 0 ? "yes"
+                        : o.canary() ? "lag " + o.lag() + " / mailer " + c.mailerLag() : "NO", seconds(o.wall())));
     }
 
     /** A scenario that did not reach its checks. */
     synchronized void failed(String fault, Throwable error, Duration wall) {
         rows.add("| " + fault + " | did not finish: " + error.toString().replace('|', '/').replace('\n', ' ')
-                + " | | | | | | | | | | " + seconds(wall) + " |");
+                + " | | | | | | | | | | | | | " + seconds(wall) + " |");
     }
 
     /** @return the table in Markdown, with the suite's wall time and how to read the columns */
@@ -65,8 +71,19 @@ final class FaultReport {
                         - *lost*: events without an invoice or inbox row at the end (not processed while the \
                         suite waited, up to 60 s without progress); *duplicated*: invoices beyond one per event \
                         (billing), orders counted twice in daily_revenue (analytics).
-                        - *canary*: a good event sent after the faults, processed by both consumers, and both \
-                        consumer groups with no uncommitted record left.
+                        - *invoices.issued records*: records the outbox relay published on the run's topic; *lost*: \
+                        invoices without one; *twice*: records beyond one per invoice (at least once: a relay that \
+                        died between the broker's acknowledgement and its mark sends the row again, same event id).
+                        - *invoices mailed*: invoices (canary included) whose mail, Message-ID derived from the \
+                        invoices.issued event id, is at the suite's SMTP server and recorded as sent; *unmailed*: the \
+                        others (must be 0).
+                        - *mails duplicated*: mails beyond one per invoice, counted by Message-ID. Each must be \
+                        explained by the window between the SMTP server's acceptance and the mailer's commit: same \
+                        Message-ID as the recorded mail, and the mailer's inbox holds the event once (the extra copy \
+                        came from an attempt that never committed: a kill, a stop, a lost database connection). \
+                        Reported, not failed; an unexplained one fails the scenario.
+                        - *canary*: a good event sent after the faults, processed by both consumers, and the two \
+                        order groups and the mailer's group with no uncommitted record left.
                         """);
         return md.toString();
     }

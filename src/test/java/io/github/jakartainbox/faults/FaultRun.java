@@ -6,6 +6,7 @@ import io.github.jakartainbox.inbox.UuidV7;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -30,6 +31,9 @@ final class FaultRun {
     final String topic;
     final String billingGroup;
     final String analyticsGroup;
+    /** The run's {@code invoices.issued} topic (the relay publishes to it, the mailer reads it) and mailer group. */
+    final String issuedTopic;
+    final String mailerGroup;
     final String database;
     final List<Event> events;
     final List<Event> poison;
@@ -50,6 +54,8 @@ final class FaultRun {
         this.topic = "orders.confirmed." + id;
         this.billingGroup = "billing-" + id;
         this.analyticsGroup = "analytics-" + id;
+        this.issuedTopic = "invoices.issued." + id;
+        this.mailerGroup = "mailer-" + id;
         this.database = "faults_" + id;
         this.events = SampleEvents.events(id, events);
         this.poison = poison(id, poison);
@@ -79,15 +85,34 @@ final class FaultRun {
         return list;
     }
 
-    /** @return the environment of the scenario's servers: database, broker, topic and groups of both channels */
+    /**
+     * @return the environment of the scenario's servers: database, broker, topic and groups of the order channels,
+     *         the run's {@code invoices.issued} topic (recorded by billing, read by the mailer) and mailer group, and
+     *         the suite's SMTP server
+     */
     Map<String, String> environment() {
-        return Map.of("DB_HOST", "127.0.0.1", "DB_PORT", String.valueOf(PrivatePostgres.PORT), "DB_NAME", database,
-                "DB_USER", "postgres", "DB_PASSWORD", "unused-with-trust-auth",
-                "KAFKA_BOOTSTRAP_SERVERS", PrivateKafka.BOOTSTRAP,
-                "MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC", topic,
-                "MP_MESSAGING_INCOMING_ORDERS_BILLING_GROUP_ID", billingGroup,
-                "MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_TOPIC", topic,
-                "MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_GROUP_ID", analyticsGroup);
+        return Map.ofEntries(Map.entry("DB_HOST", "127.0.0.1"),
+                Map.entry("DB_PORT", String.valueOf(PrivatePostgres.PORT)), Map.entry("DB_NAME", database),
+                Map.entry("DB_USER", "postgres"), Map.entry("DB_PASSWORD", "unused-with-trust-auth"),
+                Map.entry("KAFKA_BOOTSTRAP_SERVERS", PrivateKafka.BOOTSTRAP),
+                Map.entry("MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC", topic),
+                Map.entry("MP_MESSAGING_INCOMING_ORDERS_BILLING_GROUP_ID", billingGroup),
+                Map.entry("MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_TOPIC", topic),
+                Map.entry("MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_GROUP_ID", analyticsGroup),
+                Map.entry("BILLING_INVOICES_ISSUED_TOPIC", issuedTopic),
+                Map.entry("MP_MESSAGING_INCOMING_INVOICES_MAILER_TOPIC", issuedTopic),
+                Map.entry("MP_MESSAGING_INCOMING_INVOICES_MAILER_GROUP_ID", mailerGroup),
+                Map.entry("SMTP_HOST", "127.0.0.1"), Map.entry("SMTP_PORT", String.valueOf(PrivateSmtp.PORT)));
+    }
+
+    /**
+     * @param extra settings added for one server start, e.g. the relay switched off
+     * @return {@link #environment()} with {@code extra}
+     */
+    Map<String, String> environment(Map<String, String> extra) {
+        Map<String, String> env = new HashMap<>(environment());
+        env.putAll(extra);
+        return env;
     }
 
     /** Sends the records (or the canary) and waits until the broker has them. */

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.github.jakartainbox.it.Db;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * What one scenario left in the database and on the topic, measured after the canary, and the assertions of the
@@ -83,10 +85,19 @@ record Outcome(String fault, int events, long records, long extraDeliveries, lon
                 .filter(p -> payloads.stream().anyMatch(d -> d.contains("\"" + p.orderId() + "\""))).count();
     }
 
-    /** Fails, naming the scenario and the counts, unless the guarantee held. */
-    void assertGuarantees() {
-        String where = fault + " (" + events + " events, " + records + " records): ";
-        assertAll(
+    /** @return the prefix of every failure message: the scenario and its counts */
+    String where() {
+        return fault + " (" + events + " events, " + records + " records): ";
+    }
+
+    /**
+     * Fails, naming the scenario and the counts, unless the guarantee held.
+     *
+     * @param more further checks of the scenario (the mail chain's), reported together with these
+     */
+    void assertGuarantees(List<Executable> more) {
+        String where = where();
+        List<Executable> checks = new ArrayList<>(List.of(
                 () -> assertEquals(0, lostBilling, where + "events never processed by billing (no invoice or no inbox row)"),
                 () -> assertEquals(0, lostAnalytics, where + "events never processed by analytics (no inbox row)"),
                 () -> assertEquals(0, dupBilling, where + "duplicated invoices"),
@@ -100,6 +111,8 @@ record Outcome(String fault, int events, long records, long extraDeliveries, lon
                         where + "poison messages dead-lettered by analytics with a reason"),
                 () -> assertEquals(0, goodDeadLettered, where + "dead letters that are not poison messages"),
                 () -> assertEquals(true, canary, where + "canary sent after the faults processed by both consumers"),
-                () -> assertEquals(0, lag, where + "records left unconsumed (uncommitted) by the two groups"));
+                () -> assertEquals(0, lag, where + "records left unconsumed (uncommitted) by the two groups")));
+        checks.addAll(more);
+        assertAll(checks);
     }
 }

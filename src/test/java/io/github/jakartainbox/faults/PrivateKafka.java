@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +17,13 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * The fault suite's own Kafka broker, started and stopped with {@code bin/kafka-broker} on 127.0.0.1:{@value
@@ -87,6 +94,45 @@ final class PrivateKafka {
         try (Admin admin = admin()) {
             return endOffsets(admin, topic).values().stream().mapToLong(Long::longValue).sum();
         }
+    }
+
+    /**
+     * Reads a whole topic from its beginning to the end offsets of now.
+     *
+     * @return the {@code event_id} header of every record (null when it has none), by record key, in offset order
+     *         per partition; a key published twice appears with two entries
+     */
+    Map<String, List<String>> eventIdsByKey(String topic) throws ExecutionException, InterruptedException {
+        Map<String, List<String>> byKey = new HashMap<>();
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<TopicPartition, Long> end;
+        try (Admin admin = admin()) {
+            end = endOffsets(admin, topic);
+        }
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new StringDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>(end.keySet());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("topic " + topic + " not read to its end within " + TIMEOUT);
+                }
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                    if (r.offset() >= end.get(new TopicPartition(topic, r.partition()))) {
+                        continue;
+                    }
+                    Header h = r.headers().lastHeader("event_id");
+                    byKey.computeIfAbsent(r.key(), k -> new ArrayList<>())
+                            .add(h == null ? null : new String(h.value(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return byKey;
     }
 
     /** @return records of the topic whose offset the group has not committed yet, summed over the partitions */

@@ -1,0 +1,127 @@
+package io.github.jakartainbox.faults;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.github.jakartainbox.it.Db;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * What one scenario left downstream of the invoices: the {@code invoices.issued} records the outbox relay
+ * published, and the mails the mailer sent to the suite's SMTP server. Per invoice (canary included):
+ * <ul>
+ *   <li>its {@code invoices.issued} records, at least one each, all carrying the event id of its outbox row (a
+ *       second record is the relay's at-least-once: a crash between the broker's acknowledgement and the mark);</li>
+ *   <li>its mails: at least one with Message-ID {@code <event-id@invoices.billing.jakarta-inbox>}, and the mail
+ *       recorded ({@code invoice.mail_message_id}). A second mail is <em>explained</em> by the window between the
+ *       SMTP server's acceptance and the mailer's commit (README, "What each step guarantees") when it carries the
+ *       same Message-ID as the recorded one and the mailer committed the event exactly once (one inbox row): the
+ *       extra copy came from an attempt whose transaction never committed. Anything else is unexplained.</li>
+ * </ul>
+ *
+ * @param invoices        invoices of the run (the canary's included)
+ * @param issuedRecords   {@code invoices.issued} records on the run's topic
+ * @param issuedMissing   invoices without any record (lost by the relay)
+ * @param issuedExtra     records beyond one per invoice (published more than once)
+ * @param issuedWrongId   records whose {@code event_id} header is not the one of the invoice's outbox row
+ * @param mailed          invoices with their mail at the SMTP server and recorded as sent
+ * @param unmailed        invoices without a mail at the SMTP server or without the record of it
+ * @param mailsDuplicated mails beyond one per invoice
+ * @param unexplained     of those, the ones the crash window does not explain (another Message-ID, or the mailer's
+ *                        inbox without exactly one row for the event)
+ * @param mailerLag       records of the run's {@code invoices.issued} topic not committed by the mailer's group
+ */
+record ChainOutcome(long invoices, long issuedRecords, long issuedMissing, long issuedExtra, long issuedWrongId,
+                    long mailed, long unmailed, long mailsDuplicated, long unexplained, long mailerLag) {
+
+    /** An invoice as the checks need it: its order (record key), recipient, outbox event id, recorded Message-ID. */
+    private record Invoice(String orderId, String email, String eventId, String recordedMessageId,
+                           long mailerRows) {
+    }
+
+    /** Reads the chain's outcome of a finished scenario. */
+    static ChainOutcome measure(FaultRun run, Db db, PrivateKafka kafka, PrivateSmtp smtp) throws Exception {
+        List<Invoice> invoices = new ArrayList<>();
+        // the outbox row of an invoice: the one whose key is its order id (billing records exactly one per invoice)
+        List<String> rows = db.texts("SELECT concat_ws(' ', v.order_id, v.customer_email, o.event_id::text, "
+                + "coalesce(v.mail_message_id, '-'), (SELECT count(*) FROM inbox i WHERE i.consumer = 'mailer' "
+                + "AND i.event_id = o.event_id::text)) FROM invoice v LEFT JOIN outbox o ON o.record_key = v.order_id");
+        for (String row : rows) {
+            String[] f = row.split(" ");
+            invoices.add(new Invoice(f[0], f[1], f.length > 4 ? f[2] : null,
+                    f.length > 4 && !f[3].equals("-") ? f[3] : null, Long.parseLong(f[f.length - 1])));
+        }
+        Map<String, List<String>> issued = kafka.eventIdsByKey(run.issuedTopic);
+        long records = issued.values().stream().mapToLong(List::size).sum();
+        long missing = 0;
+        long extra = 0;
+        long wrongId = 0;
+        long mailed = 0;
+        long duplicated = 0;
+        long unexplained = 0;
+        Map<String, Integer> copies = new HashMap<>();
+        Map<String, List<String>> mailsByRecipient = smtp.messageIds(invoices.stream().map(Invoice::email).toList());
+        for (Invoice invoice : invoices) {
+            List<String> ids = issued.getOrDefault(invoice.orderId(), List.of());
+            if (ids.isEmpty()) {
+                missing++;
+            }
+            extra += Math.max(0, ids.size() - 1);
+            wrongId += ids.stream().filter(id -> !Objects.equals(id, invoice.eventId())).count();
+            String expected = invoice.eventId() == null ? null : "<" + invoice.eventId() + "@invoices.billing.jakarta-inbox>";
+            List<String> mails = mailsByRecipient.getOrDefault(invoice.email(), List.of());
+            long right = mails.stream().filter(m -> m.equals(expected)).count();
+            if (right >= 1 && expected.equals(invoice.recordedMessageId())) {
+                mailed++;
+            }
+            if (mails.size() > 1) {
+                duplicated += mails.size() - 1;
+                boolean explained = right == mails.size() && invoice.mailerRows() == 1;
+                if (!explained) {
+                    unexplained += mails.size() - 1;
+                }
+                copies.merge(String.valueOf(mails.size()), 1, Integer::sum);
+            }
+        }
+        if (!copies.isEmpty()) {
+            System.out.printf("  invoices mailed more than once, by number of copies: %s%n", copies);
+        }
+        long lag = kafka.lag(run.mailerGroup, run.issuedTopic);
+        return new ChainOutcome(invoices.size(), records, missing, extra, wrongId, mailed, invoices.size() - mailed,
+                duplicated, unexplained, lag);
+    }
+
+    /**
+     * The chain's guarantee: every invoice's event published at least once with its outbox event id, every invoice
+     * mailed and its mail recorded, every duplicate mail explained by the crash window, nothing left unconsumed.
+     *
+     * @param where  the scenario, for the messages
+     * @param strict also no event published twice and no mail sent twice (a scenario whose fault cannot hit the
+     *               relay's or the mailer's window)
+     */
+    List<Executable> assertions(String where, boolean strict) {
+        List<Executable> checks = new ArrayList<>(List.of(
+                () -> assertEquals(0, issuedMissing, where + "invoices without an invoices.issued record (lost)"),
+                () -> assertEquals(0, issuedWrongId, where + "invoices.issued records with another event id than "
+                        + "their outbox row's"),
+                () -> assertEquals(0, unmailed, where + "invoices without their mail, or without the record of it"),
+                () -> assertEquals(0, unexplained, where + "duplicate mails not explained by the window between SMTP "
+                        + "acceptance and the mailer's commit"),
+                () -> assertEquals(0, mailerLag, where + "invoices.issued records left uncommitted by the mailer")));
+        if (strict) {
+            checks.add(() -> assertEquals(0, issuedExtra, where + "invoices.issued published more than once"));
+            checks.add(() -> assertEquals(0, mailsDuplicated, where + "mails sent more than once"));
+        }
+        return checks;
+    }
+
+    /** Fails unless {@link #assertions} hold. */
+    void assertGuarantees(String where, boolean strict) {
+        assertAll(assertions(where, strict));
+    }
+}
