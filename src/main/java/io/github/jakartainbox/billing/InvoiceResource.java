@@ -35,7 +35,7 @@ public class InvoiceResource {
      */
     @GET
     public List<Invoice> list(@QueryParam("orderId") String orderId, @QueryParam("limit") @DefaultValue("100") String limit) {
-        return invoices.list(orderId, QueryParams.limit(limit, 1000));
+        return invoices.list(QueryParams.text("orderId", orderId), QueryParams.limit(limit, 1000));
     }
 
     /** @return {@code {"count": n}} */

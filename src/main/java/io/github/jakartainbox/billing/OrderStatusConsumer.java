@@ -6,7 +6,6 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
-import java.util.logging.Logger;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
 /**
@@ -17,7 +16,6 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 @ApplicationScoped
 public class OrderStatusConsumer {
 
-    private static final Logger LOG = Logger.getLogger(OrderStatusConsumer.class.getName());
 
     @PersistenceContext(unitName = "billing")
     EntityManager em;
@@ -34,7 +32,7 @@ public class OrderStatusConsumer {
         try {
             order = OrderConfirmed.parse(value);
         } catch (UnprocessableEventException e) {
-            LOG.warning("order-status: skipped a malformed orders.confirmed record: " + e.getMessage());
+            BillingMessage.BILLING0207W.log(e.getMessage());
             return;
         }
         schema.ensureMigrated();

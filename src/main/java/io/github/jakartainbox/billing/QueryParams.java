@@ -30,6 +30,19 @@ final class QueryParams {
         throw badRequest("limit must be a number from 1 to " + max + ", got " + Printable.of(text, 20));
     }
 
+    /**
+     * @param name the parameter's name
+     * @param text its value, may be {@code null}
+     * @return the value
+     * @throws BadRequestException when it holds a control character (PostgreSQL text cannot hold U+0000)
+     */
+    static String text(String name, String text) {
+        if (text != null && text.chars().anyMatch(Character::isISOControl)) {
+            throw badRequest(name + " must not hold control characters, got " + Printable.of(text, 40));
+        }
+        return text;
+    }
+
     static BadRequestException badRequest(String message) {
         return new BadRequestException(Response.status(Response.Status.BAD_REQUEST)
                 .entity(Map.of("error", message)).type(MediaType.APPLICATION_JSON).build());

@@ -126,11 +126,17 @@ public class IdempotentExtension implements Extension {
         if (!key.startsWith(InboxConfig.PREFIX)) {
             return true;
         }
+        // an environment variable (INBOX_CONSUMER_BILLING_RETRY_MAX_ATTEMPTS) may show with its dashes as dots: MP
+        // Config finds it for the dashed name, so compare names the way its environment rule does
+        String normal = envForm(key);
         for (InboxConfig.Key<?> known : InboxConfig.keys()) {
-            if (known.scope() != InboxConfig.Scope.PER_CONSUMER && key.equals(known.globalName())) {
+            if (known.scope() != InboxConfig.Scope.PER_CONSUMER && normal.equals(envForm(known.globalName()))) {
                 return true;
             }
-            if (InboxConfig.consumerOf(key, known).isPresent()) {
+            if (InboxConfig.consumerOf(key, known).isPresent() || known.scope() != InboxConfig.Scope.GLOBAL
+                    && normal.startsWith(envForm(InboxConfig.CONSUMER_PREFIX))
+                    && normal.endsWith("_" + envForm(known.name()))
+                    && normal.length() > envForm(InboxConfig.CONSUMER_PREFIX).length() + envForm(known.name()).length() + 1) {
                 return true;
             }
         }
@@ -235,6 +241,11 @@ public class IdempotentExtension implements Extension {
             }
         }
         return false;
+    }
+
+    /** @return the name as MicroProfile Config's environment rule sees it: non-alphanumerics as _, upper case */
+    private static String envForm(String name) {
+        return name.replaceAll("[^A-Za-z0-9]", "_").toUpperCase(java.util.Locale.ROOT);
     }
 
     private static String describe(List<Method> methods) {

@@ -26,17 +26,14 @@ final class PayloadFieldEventIdSource implements EventIdSource {
         } else if (payload instanceof String || payload instanceof byte[]) {
             String text = payload instanceof String s ? s : Utf8.decode((byte[]) payload);
             if (text == null) {
-                throw new InvalidEventIdException("Cannot read " + where() + ": the payload is not valid UTF-8 "
-                        + "(JSON text must be UTF-8, RFC 8259 section 8.1).");
+                throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0220E, where()));
             }
             object = parse(text);
         } else if (payload == null) {
-            throw new InvalidEventIdException("Cannot read " + where() + ": the payload is null (a tombstone "
-                    + "record, or a value the deserializer could not read).");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0221E, where()));
         } else {
-            throw new InvalidEventIdException("Cannot read " + where() + ": the payload is a "
-                    + payload.getClass().getName() + ", not JSON text. Take the payload as String, byte[] or "
-                    + "JsonObject, or set inbox.consumer.<consumer>.event-id.source to header or bean.");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0222E, where(),
+                    payload.getClass().getName()));
         }
         JsonValue value = object.get(field);
         if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
@@ -45,18 +42,17 @@ final class PayloadFieldEventIdSource implements EventIdSource {
         if (value instanceof JsonString text) {
             return text.getString();
         }
-        throw new InvalidEventIdException(where() + " must be a JSON string, but is a " + value.getValueType()
-                + ". Send the event id as a string, for example a UUID.");
+        throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0223E, where(), value.getValueType()));
     }
 
     private JsonObject parse(String text) {
         if (text.isBlank()) {
-            throw new InvalidEventIdException("Cannot read " + where() + ": the payload is empty.");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0224E, where()));
         }
         try {
             return StrictJson.readObject(text);
         } catch (JsonException e) {
-            throw new InvalidEventIdException("Cannot read " + where() + ": the payload " + e.getMessage() + ".");
+            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0225E, where(), e.getMessage()));
         }
     }
 
