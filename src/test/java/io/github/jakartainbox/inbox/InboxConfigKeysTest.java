@@ -120,4 +120,14 @@ class InboxConfigKeysTest {
         assertFalse(IdempotentExtension.isKnownKey("inbox.consumer.billing.datasource"), "datasource is global only");
         assertFalse(IdempotentExtension.isKnownKey("inbox.purge.shedule"));
     }
+
+    @Test
+    void keysSetFromTheEnvironmentAreKnownWhateverTheirSeparators() {
+        // INBOX_CONSUMER_BILLING_RETRY_MAX_ATTEMPTS showed as inbox.consumer.billing.retry.max.attempts, and was
+        // reported as having no effect although MicroProfile Config reads it (fresh-eyes trial)
+        assertTrue(IdempotentExtension.isKnownKey("inbox.consumer.billing.retry.max.attempts"));
+        assertTrue(IdempotentExtension.isKnownKey("inbox.retry.transient.budget"));
+        assertTrue(IdempotentExtension.isKnownKey("inbox.purge.batch.size"));
+        assertFalse(IdempotentExtension.isKnownKey("inbox.retry.max.attemps"));
+    }
 }
