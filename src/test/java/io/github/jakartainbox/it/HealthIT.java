@@ -109,6 +109,10 @@ class HealthIT {
         for (String channel : new String[] {"orders-billing", "orders-analytics", "probe-kafka", "probe-health"}) {
             assertEquals("consuming", ready.data("inbox-channels", channel + ".state"), channel + ": " + ready.body());
         }
+        assertEquals("UP", ready.state("billing-unmailed-invoices"), ready.body().toString());
+        assertTrue(Long.parseLong(ready.data("billing-unmailed-invoices", "unmailed")) >= 0,
+                "the compensation query's count is in the readiness data: " + ready.body());
+        assertEquals("PT10M", ready.data("billing-unmailed-invoices", "older-than"));
     }
 
     @Test
