@@ -12,8 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -28,8 +26,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 class EventContractIT {
 
-    private static final String TOPIC = TestEnv.ORDERS_TOPIC;
-    private static final Duration WAIT = Duration.ofSeconds(90);
     private static final List<String> CONSUMERS = List.of("billing", "analytics");
     private final Db db = Db.lazy();
 
@@ -41,19 +37,6 @@ class EventContractIT {
     private static String order(String eventId, String orderId, String email, String amount) {
         return "{\"event_id\":\"" + eventId + "\",\"order_id\":\"" + orderId + "\",\"customer_email\":\"" + email
                 + "\",\"amount\":\"" + amount + "\",\"currency\":\"EUR\"}";
-    }
-
-    /** Sends the values with one key, then a good marker, and waits until both consumers processed the marker. */
-    private void sendThenMarker(String key, List<String> values) throws Exception {
-        Event marker = SampleEvents.event(UUID.randomUUID().toString(), key + "-marker", "1.00", "EUR");
-        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            for (String value : values) {
-                producer.send(new ProducerRecord<>(TOPIC, key, value));
-            }
-            producer.send(new ProducerRecord<>(TOPIC, key, marker.json())).get();
-        }
-        assertEquals(2, db.await(WAIT, n -> n == 2, "SELECT count(*) FROM inbox WHERE event_id = ?", marker.eventId()),
-                "the marker after the records was processed by billing and analytics");
     }
 
     /** Asserts that neither consumer processed the event and both dead-lettered it at once with a reason. */
@@ -83,7 +66,7 @@ class EventContractIT {
         }
         String longId = UUID.randomUUID().toString();
         String nulId = UUID.randomUUID().toString();
-        sendThenMarker(run, List.of(
+        OrderRecords.sendThenMarker(db, run, List.of(
                 order(longId, longOrder.toString(), "a@example.test", "10.00"),
                 order(nulId, run + "-nul", "a\\u0000b@example.test", "10.00")));
         refusedByBoth(longId, "order_id", "2800 characters");
@@ -104,7 +87,7 @@ class EventContractIT {
         }
         String goodId = UUID.randomUUID().toString();
         values.add(order(goodId, run + "-good", "a@example.test", "0129.9"));
-        sendThenMarker(run, values);
+        OrderRecords.sendThenMarker(db, run, values);
         for (int i = 0; i < ids.size(); i++) {
             refusedByBoth(ids.get(i), "amount");
         }
@@ -118,7 +101,7 @@ class EventContractIT {
         String id = UUID.randomUUID().toString();
         String twice = "{\"event_id\":\"" + id + "\",\"order_id\":\"" + run + "-twice\",\"customer_email\":"
                 + "\"a@example.test\",\"amount\":\"1.00\",\"currency\":\"EUR\",\"amount\":\"1000.00\"}";
-        sendThenMarker(run, List.of(twice));
+        OrderRecords.sendThenMarker(db, run, List.of(twice));
         assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", run + "-twice"),
                 "neither the first nor the last amount was invoiced");
         assertEquals(0, db.number("SELECT count(*) FROM inbox WHERE event_id = ?", id), "nor counted");
@@ -140,7 +123,7 @@ class EventContractIT {
                 + "orders = EXCLUDED.orders RETURNING amount");
         String run = "sum-" + UUID.randomUUID();
         Event largest = SampleEvents.event(UUID.randomUUID().toString(), run, "9999999999.99", "NOK");
-        sendThenMarker(run, List.of(largest.json()));
+        OrderRecords.sendThenMarker(db, run, List.of(largest.json()));
         assertEquals(2, db.number("SELECT count(*) FROM inbox WHERE event_id = ?", largest.eventId()),
                 "the largest accepted amount is invoiced and counted");
         assertEquals(new BigDecimal("100009999999998.99"), new BigDecimal(db.text(

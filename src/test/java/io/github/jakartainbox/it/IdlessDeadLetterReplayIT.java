@@ -2,13 +2,9 @@ package io.github.jakartainbox.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.github.jakartainbox.billing.SampleEvents;
-import io.github.jakartainbox.billing.SampleEvents.Event;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -23,25 +19,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 class IdlessDeadLetterReplayIT {
 
-    private static final String TOPIC = TestEnv.ORDERS_TOPIC;
-    private static final Duration WAIT = Duration.ofSeconds(90);
     private final Db db = Db.lazy();
 
     @Deployment
     static WebArchive deployment() {
         return Deployments.billingWithProbes();
-    }
-
-    private void sendThenMarker(String key, List<String> values) throws Exception {
-        Event marker = SampleEvents.event(UUID.randomUUID().toString(), key + "-marker", "1.00", "EUR");
-        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            for (String value : values) {
-                producer.send(new ProducerRecord<>(TOPIC, key, value));
-            }
-            producer.send(new ProducerRecord<>(TOPIC, key, marker.json())).get();
-        }
-        assertEquals(2, db.await(WAIT, n -> n == 2, "SELECT count(*) FROM inbox WHERE event_id = ?", marker.eventId()),
-                "the marker after the records was processed by billing and analytics");
     }
 
     @Test
@@ -52,9 +34,9 @@ class IdlessDeadLetterReplayIT {
         String numeric = "{\"event_id\":42,\"order_id\":\"" + run + "-numeric\",\"customer_email\":\"a@example.test\","
                 + "\"amount\":\"1.00\",\"currency\":\"EUR\"}";
         String notJson = "not json " + run;
-        sendThenMarker(run, List.of(missing, numeric, notJson));
-        sendThenMarker(run, List.of(missing, numeric, notJson)); // as after a rewind
-        sendThenMarker(run, List.of(missing, numeric, notJson)); // and after a restart
+        OrderRecords.sendThenMarker(db, run, List.of(missing, numeric, notJson));
+        OrderRecords.sendThenMarker(db, run, List.of(missing, numeric, notJson)); // as after a rewind
+        OrderRecords.sendThenMarker(db, run, List.of(missing, numeric, notJson)); // and after a restart
 
         for (String consumer : List.of("billing", "analytics")) {
             for (String payload : List.of(missing, numeric, notJson)) {
@@ -71,7 +53,7 @@ class IdlessDeadLetterReplayIT {
         // an operator discards one; it comes again: still one row, still discarded
         long id = db.number("SELECT id FROM inbox_dead_letter WHERE consumer = 'billing' AND payload = ?", missing);
         db.text("UPDATE inbox_dead_letter SET discarded_at = now(), resolved_by = 'it' WHERE id = ? RETURNING id", id);
-        sendThenMarker(run, List.of(missing));
+        OrderRecords.sendThenMarker(db, run, List.of(missing));
         assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'billing' AND payload = ?",
                 missing));
         assertEquals(4, db.number("SELECT deliveries FROM inbox_dead_letter WHERE id = ? AND discarded_at IS NOT NULL",
