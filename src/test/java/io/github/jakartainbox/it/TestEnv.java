@@ -5,7 +5,7 @@ package io.github.jakartainbox.it;
  * Failsafe sets them from the pom's {@code it.*} properties (bin/test passes its {@code HTTP_PORT} and
  * {@code DB_NAME}), so that a test run keeps apart from the example service running beside it: its own HTTP port
  * ({@code it.http.port}, 9081), database ({@code it.db.name}, {@code billing_it}), topic ({@code it.orders.topic})
- * and consumer groups ({@code it-billing}, {@code it-analytics}).
+ * and consumer groups (pom properties it.*, new at each build).
  */
 public final class TestEnv {
 
