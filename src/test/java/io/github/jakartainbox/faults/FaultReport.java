@@ -50,8 +50,9 @@ final class FaultReport {
                 .append("| fault | events | records produced | extra deliveries | duplicates skipped (billing) "
                         + "| invoices | inbox rows billing / analytics | lost billing / analytics "
                         + "| duplicated billing / analytics | poison → dead-lettered billing / analytics "
+                        + "| invoices.issued records | invoices mailed / unmailed | mails duplicated "
                         + "| canary | wall time |\n")
-                .append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|\n");
+                .append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|\n");
         rows.forEach(r -> md.append(r).append('\n'));
         md.append("\nWhole suite: ").append(seconds(Duration.ofNanos(System.nanoTime() - startedAt))).append(".\n\n")
                 .append("""
