@@ -82,6 +82,18 @@ public class OutboxRelay {
      * @throws IllegalStateException when {@code outbox.kafka.bootstrap.servers} is not set
      */
     static Properties producerProperties(Config config) {
+        Properties properties = relayDefaults();
+        properties.putAll(OutboxConfig.kafka(config));
+        if (!properties.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
+            throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0003E, OutboxConfig.KAFKA_PREFIX
+                    + "bootstrap.servers", "", "the Kafka broker list, host:port[,host:port] (or set "
+                    + OutboxConfig.RELAY_ENABLED + "=false on a server that must not relay)"));
+        }
+        return properties;
+    }
+
+    /** @return the relay's producer settings before any {@code outbox.kafka.*} key (also the benchmark's) */
+    static Properties relayDefaults() {
         Properties properties = new Properties();
         properties.put(ProducerConfig.ACKS_CONFIG, "all");
         properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
@@ -92,12 +104,6 @@ public class OutboxRelay {
         properties.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
         properties.put(ProducerConfig.CLIENT_ID_CONFIG, "outbox-relay");
-        properties.putAll(OutboxConfig.kafka(config));
-        if (!properties.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
-            throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0003E, OutboxConfig.KAFKA_PREFIX
-                    + "bootstrap.servers", "", "the Kafka broker list, host:port[,host:port] (or set "
-                    + OutboxConfig.RELAY_ENABLED + "=false on a server that must not relay)"));
-        }
         return properties;
     }
 

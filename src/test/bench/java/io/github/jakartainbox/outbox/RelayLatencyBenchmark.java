@@ -164,16 +164,8 @@ public final class RelayLatencyBenchmark {
             this.dataSource = dataSource;
             this.topic = topic;
             this.keys = keys;
-            Properties p = new Properties();
-            // OutboxRelay.producerProperties' settings
+            Properties p = OutboxRelay.relayDefaults(); // the relay's own producer settings
             p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            p.put(ProducerConfig.ACKS_CONFIG, "all");
-            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-            p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
-            p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
-            p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "10000");
-            p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-            p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
             producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer()) {
                 @Override
                 public Future<RecordMetadata> send(ProducerRecord<String, String> record) {
