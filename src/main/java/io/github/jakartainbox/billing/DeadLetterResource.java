@@ -101,7 +101,8 @@ public class DeadLetterResource {
      * @param id the dead letter's id
      * @return 200 with the row after the broker acknowledged the send; 404 when there is no such row, 409 when
      *         it is not open, has no usable event id or no stored payload, belongs to another service's consumer,
-     *         or changed while it was sent (it failed again, or someone resolved it); 503 when the broker did not
+     *         was processed by its consumer already (a re-drive would be skipped as a duplicate), or changed while
+     *         it was sent (it failed again, or someone resolved it); 503 when the broker did not
      *         acknowledge the send within 30 s (the row stays open: try again)
      * @throws SQLException when the database cannot be read or written (500)
      */
@@ -116,6 +117,13 @@ public class DeadLetterResource {
         if (letter.eventId() == null) {
             throw conflict("dead letter " + id + " has no usable event id, so it would fail again; the producer must "
                     + "send a corrected event. Discard it");
+        }
+        var processed = deadLetters.processedAt(letter.consumer(), letter.eventId());
+        if (processed.isPresent()) {
+            throw conflict("dead letter " + id + ": consumer " + letter.consumer() + " already processed event "
+                    + letter.eventId() + " at " + processed.get() + ", so a re-drive would be skipped as a duplicate "
+                    + "(a payload under a processed event id, or an event processed after it failed). Discard it; "
+                    + "a corrected event needs a new event id from the producer");
         }
         byte[] payload = deadLetters.payload(id).orElseThrow(() -> conflict("dead letter " + id
                 + " has no stored payload (it could not be stored when the event failed); discard it"));

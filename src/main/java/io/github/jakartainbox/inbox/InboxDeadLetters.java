@@ -124,6 +124,29 @@ public class InboxDeadLetters {
     }
 
     /**
+     * Whether the consumer has processed the event since: a re-drive of its dead letter would then be skipped as a
+     * duplicate. That is always so for a dead letter kept because a delivery reused a processed event id with another
+     * payload ({@code INBOX0103E}), and so for one whose event a later redelivery processed.
+     *
+     * @param consumer the consumer's inbox name
+     * @param eventId  the normalized event id, as {@link DeadLetter#eventId()} holds it
+     * @return when the consumer processed the event (its inbox row's {@code processed_at}); empty when it has not,
+     *         or the row was purged
+     * @throws SQLException when the database cannot be read
+     */
+    public Optional<OffsetDateTime> processedAt(String consumer, String eventId) throws SQLException {
+        try (Connection connection = database.connection();
+             PreparedStatement query = connection.prepareStatement(
+                     "SELECT processed_at FROM inbox WHERE consumer = ? AND event_id = ?")) {
+            query.setString(1, consumer);
+            query.setString(2, eventId);
+            try (ResultSet rs = query.executeQuery()) {
+                return rs.next() ? Optional.of(rs.getObject(1, OffsetDateTime.class)) : Optional.empty();
+            }
+        }
+    }
+
+    /**
      * Records that the event was sent again: it no longer counts as open. Call it after the send succeeded, with
      * the {@code lastFailedAt} read before the send: if the sent event failed again meanwhile (the row was
      * updated), the row stays open and this returns {@code false}.

@@ -62,8 +62,15 @@ class ApiSecurityIT {
             assertEquals(200, Api.call("GET", API + path, Api.READER).statusCode(), path);
             assertEquals(200, Api.call("GET", API + path, Api.OPERATOR).statusCode(), path);
         }
-        assertEquals(403, Api.call("GET", API + "/dead-letters", Api.READER).statusCode(),
-                "dead-letter reasons quote payload data: operators only");
+        HttpResponse<String> deadLetters = Api.call("GET", API + "/dead-letters", Api.READER);
+        assertEquals(403, deadLetters.statusCode(), "dead-letter reasons quote payload data: operators only");
+        assertTrue(deadLetters.body().contains("BILLING0208W") && deadLetters.body().contains("billing-operator"),
+                "the servlet container's refusal names the role needed: " + deadLetters.body());
+        HttpResponse<String> failing = Api.call("GET", API + "/outbox/failing", Api.READER);
+        assertEquals(403, failing.statusCode());
+        assertTrue(failing.body().contains("BILLING0208W") && failing.body().contains("user reader")
+                && failing.body().contains("billing-operator"), "@RolesAllowed's refusal says who and what: "
+                + failing.body());
         assertEquals(200, Api.call("GET", API + "/dead-letters?limit=5", Api.OPERATOR).statusCode());
         HttpResponse<String> badLimit = Api.call("GET", API + "/invoices?limit=abc", Api.READER);
         assertEquals(400, badLimit.statusCode());
@@ -105,6 +112,16 @@ class ApiSecurityIT {
         HttpResponse<String> noIdRefused = Api.call("POST", API + "/dead-letters/" + noId + "/redrive", Api.OPERATOR);
         assertEquals(409, noIdRefused.statusCode());
         assertTrue(noIdRefused.body().contains("no usable event id"), noIdRefused.body());
+
+        // a payload that reused a processed event id (INBOX0103E): the consumer would skip it again
+        String taken = UUID.randomUUID().toString();
+        db.number("INSERT INTO inbox (consumer, event_id, processed_at) VALUES ('billing', ?, now()) RETURNING 1", taken);
+        long mismatch = deadLetter("billing", taken, SampleEvents.event(taken, "taken-" + taken, "1.00", "EUR").json());
+        HttpResponse<String> skipped = Api.call("POST", API + "/dead-letters/" + mismatch + "/redrive", Api.OPERATOR);
+        assertEquals(409, skipped.statusCode(), skipped.body());
+        assertTrue(skipped.body().contains("already processed event " + taken), skipped.body());
+        assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE id = ? AND redriven_at IS NULL", mismatch),
+                "the refused re-drive left the row open");
 
         long foreign = deadLetter("shipping", UUID.randomUUID().toString(), "{}");
         HttpResponse<String> refused = Api.call("POST", API + "/dead-letters/" + foreign + "/redrive", Api.OPERATOR);
