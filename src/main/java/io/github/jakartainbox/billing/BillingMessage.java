@@ -35,9 +35,10 @@ enum BillingMessage {
     BILLING0202I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) discarded by {3}."),
     BILLING0203W(Level.WARNING, "Re-drive of dead letter {0} failed: the broker did not acknowledge ({1}); the row stays open. Try again once the broker is back."),
     BILLING0204E(Level.SEVERE, "Variable {0} is not set, so user {1} cannot use the REST API. Set environment variable {2}, or a file {0} in the server''s variables directory."),
-    BILLING0205E(Level.SEVERE, "The billing tables are not migrated yet (the application is still starting); the message is redelivered."),
+    BILLING0205E(Level.SEVERE, "The billing tables are not migrated yet (the application is still starting, or the database gave no connection); the attempt is retried."),
     BILLING0207W(Level.WARNING, "order-status: skipped an orders.confirmed record that breaks the contract (no dead letter: this consumer keeps no inbox): {0}"),
     BILLING0206E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be an ISO-8601 duration such as PT10M."),
+    BILLING0209W(Level.WARNING, "The billing database gives no connection at application start: {0}. The application starts anyway; the billing tables are migrated when a consumer first needs them."),
     BILLING0208W(Level.WARNING, "Forbidden: {0} may not call {1}; it needs role {2} (dead letters, failing outbox rows and every change). Ask an administrator for that role, or read the figures only.");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");

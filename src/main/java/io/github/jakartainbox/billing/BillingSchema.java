@@ -2,12 +2,18 @@ package io.github.jakartainbox.billing;
 
 import jakarta.annotation.Priority;
 import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.interceptor.Interceptor;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
@@ -22,20 +28,32 @@ public class BillingSchema {
     DataSource dataSource;
     @Resource
     TransactionSynchronizationRegistry transactions;
+    /** runs the migration apart from a consumer's transaction (a thread of its own has none) */
+    @Resource
+    ManagedExecutorService executor;
 
     private volatile boolean migrated;
 
     /** Early, before the messaging connectors start delivering. */
     void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) @Initialized(ApplicationScoped.class)
                  Object applicationStarted) {
+        try (Connection probe = dataSource.getConnection()) {
+            // the database answers: migrate now, and let a failed migration fail the deployment
+        } catch (SQLException e) {
+            // an outage: start anyway; the first consumer to need the tables migrates them (ensureMigrated)
+            BillingMessage.BILLING0209W.log(e.getMessage());
+            return;
+        }
         migrate();
     }
 
     /**
      * Returns once the tables exist. Consumers call it inside their transaction, where Flyway cannot run, so
-     * there it waits (up to a minute) for the migration the start event runs.
+     * there the migration (the start event's, or a new one when the database was down at start) runs on a managed
+     * thread of its own, and this waits for it up to a minute.
      *
-     * @throws IllegalStateException when the tables are still not there after a minute; the attempt is retried
+     * @throws IllegalStateException when the tables are still not there after a minute, or the migration failed
+     *                               (its cause); the attempt is retried
      */
     public void ensureMigrated() {
         if (migrated) {
@@ -45,16 +63,13 @@ public class BillingSchema {
             migrate();
             return;
         }
-        for (int i = 0; i < 600 && !migrated; i++) {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        if (!migrated) {
-            throw new IllegalStateException(BillingMessage.BILLING0205E.format());
+        try {
+            executor.submit(this::migrate).get(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(BillingMessage.BILLING0205E.format(), e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException(BillingMessage.BILLING0205E.format(), e.getCause() == null ? e : e.getCause());
         }
     }
 

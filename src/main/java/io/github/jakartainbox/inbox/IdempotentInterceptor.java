@@ -46,7 +46,7 @@ public class IdempotentInterceptor {
         if (transactions.active()) {
             return inCallerTransaction(context, consumer, delivery);
         }
-        inbox.ready(); // tables made or checked before the first transaction, never inside one
+        awaitReady(consumer); // tables made or checked before the first transaction, never inside one
         String eventId;
         try {
             eventId = consumer.eventId(delivery);
@@ -64,6 +64,28 @@ public class IdempotentInterceptor {
             return acknowledged(context.getMethod(), delivery);
         }
         return withRetries(context, consumer, delivery, eventId, month);
+    }
+
+    /**
+     * Makes or checks the inbox tables (once), waiting while the database gives no connection: a service started
+     * during a database outage keeps its deliveries unacknowledged until the database answers. A misconfiguration
+     * (INBOX0002E, INBOX0003E) is thrown.
+     */
+    private void awaitReady(ConsumerSettings consumer) throws Exception {
+        for (int failures = 1; ; failures++) {
+            try {
+                inbox.ready();
+                return;
+            } catch (IllegalStateException e) {
+                if (!(e.getCause() instanceof DatabaseUnavailableException)) {
+                    throw e;
+                }
+                long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();
+                InboxLog.log(InboxMessage.INBOX0206W, consumer.name(), "(not read yet)", String.valueOf(waitMillis),
+                        e.getMessage());
+                sleep(waitMillis, e);
+            }
+        }
     }
 
     /** An EJB, MDB or caller transaction is active: join it; failures go to the container. */

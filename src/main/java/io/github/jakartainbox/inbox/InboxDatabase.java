@@ -35,6 +35,11 @@ class InboxDatabase {
 
     private volatile DataSource dataSource;
     private volatile boolean partitioned;
+    /**
+     * The datasource's JNDI name and settings, read on the application's thread at start: a connector's thread (a
+     * delivery that prepares the tables after an outage at start) may not see the application's configuration.
+     */
+    private volatile Config startConfig;
 
     @Inject
     InboxTransactions transactions;
@@ -42,13 +47,25 @@ class InboxDatabase {
     /** Early, before the messaging connectors start delivering. */
     void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) @Initialized(ApplicationScoped.class)
                  Object applicationStarted) {
-        dataSource();
+        startConfig = ConfigProvider.getConfig();
+        try {
+            dataSource();
+        } catch (IllegalStateException e) {
+            if (!(e.getCause() instanceof DatabaseUnavailableException)) {
+                throw e; // misconfigured: the deployment fails, saying what is wrong
+            }
+            // an outage is no reason to fail the deployment: nothing would start it again once the database is back
+            InboxLog.log(InboxMessage.INBOX0013W, InboxConfig.DATASOURCE.get(startConfig),
+                    e.getCause().getCause().getMessage());
+        }
     }
 
     /**
      * @return the JTA datasource holding the inbox
      * @throws IllegalStateException when the datasource is not in JNDI or the tables are missing (message
-     *                               INBOX0002E or INBOX0003E says what to do)
+     *                               INBOX0002E or INBOX0003E says what to do); with a {@link
+     *                               DatabaseUnavailableException} as its cause when no connection could be had to
+     *                               make or check them (an outage: try again later)
      */
     DataSource dataSource() {
         DataSource ready = dataSource;
@@ -83,13 +100,19 @@ class InboxDatabase {
             // Flyway commits on its own connection state: it cannot run inside a global transaction
             throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0008E));
         }
-        Config config = ConfigProvider.getConfig();
+        Config config = startConfig != null ? startConfig : ConfigProvider.getConfig();
         String jndiName = InboxConfig.DATASOURCE.get(config);
         DataSource found;
         try {
             found = (DataSource) new InitialContext().lookup(jndiName);
         } catch (NamingException | ClassCastException e) {
             throw logged(InboxLog.format(InboxMessage.INBOX0002E, jndiName, e.toString()), e);
+        }
+        try (Connection probe = found.getConnection()) {
+            // whatever PostgreSQL's reason (down, not accepting connections, full, authentication): not ready yet
+        } catch (SQLException e) {
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0013W, jndiName, e.getMessage()),
+                    new DatabaseUnavailableException(e));
         }
         boolean migrate;
         boolean monthly;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.billing.SampleEvents.Event;
 import java.io.IOException;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,6 +64,77 @@ class LibertyRestartIT {
                 + "WHERE v.order_id LIKE 'restart-%' AND i.event_month = date_trunc('month', now() AT TIME ZONE 'UTC')::date "
                 + "AND i.processed_at > now() - interval '10 minutes'"),
                 "every row of the run in this month's partition (the event ids are UUIDv7s of now)");
+    }
+
+    /**
+     * A service started while its database refuses connections (a fresh database with {@code ALLOW_CONNECTIONS
+     * false}, as during an outage) starts anyway, says so (INBOX0013W, BILLING0209W), reports readiness DOWN and keeps
+     * its deliveries unacknowledged; once the database answers it migrates both schemas and processes every event
+     * once. Before, the deployment failed and nothing started it again, while the server answered.
+     */
+    @Test
+    void aServiceStartedDuringADatabaseOutageStartsAndCatchesUpOnceItAnswers() throws Exception {
+        String database = PLAIN_DB + "_late";
+        Db.recreate(database);
+        allowConnections(database, false);
+        try {
+            serverEnvironment = ownChannels(Map.of("DB_NAME", database));
+            String run = "late-" + UUID.randomUUID().toString().substring(0, 8);
+            List<Event> events = SampleEvents.events(run, 50);
+            try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+                SampleEvents.send(producer, serverEnvironment.get("MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC"),
+                        SampleEvents.withDuplicates(events, 10, new Random(7)));
+            }
+            server("start");
+            HttpResponse<String> ready = awaitStatus("/health/ready", 503);
+            assertEquals(503, ready.statusCode(), "readiness DOWN while the database refuses: " + ready.body());
+            assertTrue(ready.body().contains("inbox-database"), ready.body());
+            assertEquals(200, awaitStatus("/billing/", 200).statusCode(), "the application started");
+            String log = Files.readString(WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log"));
+            assertTrue(log.contains("INBOX0013W") && log.contains("BILLING0209W"), "the start says why it waits");
+            assertTrue(!log.contains("CWWKZ0002E"), "no application failed to start");
+            Thread.sleep(5_000); // deliveries arrive and wait
+        } finally {
+            allowConnections(database, true);
+        }
+        db = Db.overJdbc(database);
+        String pattern = "late-%";
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM pg_class WHERE relname = 'invoice'"),
+                "the billing tables migrated once the database answers");
+        assertEquals(50, db.await(WAIT, n -> n >= 50, "SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern),
+                "every event invoiced once the database answers");
+        assertEquals(200, awaitStatus("/health/ready", 200).statusCode(), "ready once the schemas are migrated");
+        assertEquals(50, db.number("SELECT count(DISTINCT order_id) FROM invoice WHERE order_id LIKE ?", pattern));
+        assertEquals(50, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern), "none twice");
+        assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter"), "none dead-lettered");
+    }
+
+    private static void allowConnections(String database, boolean allow) throws Exception {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/postgres",
+                "postgres", ""); java.sql.Statement s = c.createStatement()) {
+            s.execute("ALTER DATABASE " + database + " ALLOW_CONNECTIONS " + allow);
+        }
+    }
+
+    /** @return the first answer with that status, or the last answer when none came within {@link #WAIT} */
+    private static HttpResponse<String> awaitStatus(String path, int status) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        HttpResponse<String> last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                last = Api.call("GET", TestEnv.url(path), null);
+                if (last.statusCode() == status) {
+                    return last;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(500);
+        }
+        if (last == null) {
+            throw new AssertionError("nothing answered " + path + " within " + WAIT);
+        }
+        return last;
     }
 
     /**
