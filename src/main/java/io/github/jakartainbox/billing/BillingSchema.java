@@ -41,7 +41,7 @@ public class BillingSchema {
             // the database answers: migrate now, and let a failed migration fail the deployment
         } catch (SQLException e) {
             // an outage: start anyway; the first consumer to need the tables migrates them (ensureMigrated)
-            BillingMessage.BILLING0209W.log(e.getMessage());
+            BillingMessage.BILLING0212W.log(e.getMessage());
             return;
         }
         migrate();

@@ -64,11 +64,11 @@ class ApiSecurityIT {
         }
         HttpResponse<String> deadLetters = Api.call("GET", API + "/dead-letters", Api.READER);
         assertEquals(403, deadLetters.statusCode(), "dead-letter reasons quote payload data: operators only");
-        assertTrue(deadLetters.body().contains("BILLING0208W") && deadLetters.body().contains("billing-operator"),
+        assertTrue(deadLetters.body().contains("BILLING0211W") && deadLetters.body().contains("billing-operator"),
                 "the servlet container's refusal names the role needed: " + deadLetters.body());
         HttpResponse<String> failing = Api.call("GET", API + "/outbox/failing", Api.READER);
         assertEquals(403, failing.statusCode());
-        assertTrue(failing.body().contains("BILLING0208W") && failing.body().contains("user reader")
+        assertTrue(failing.body().contains("BILLING0211W") && failing.body().contains("user reader")
                 && failing.body().contains("billing-operator"), "@RolesAllowed's refusal says who and what: "
                 + failing.body());
         assertEquals(200, Api.call("GET", API + "/dead-letters?limit=5", Api.OPERATOR).statusCode());

@@ -68,7 +68,7 @@ class LibertyRestartIT {
 
     /**
      * A service started while its database refuses connections (a fresh database with {@code ALLOW_CONNECTIONS
-     * false}, as during an outage) starts anyway, says so (INBOX0013W, BILLING0209W), reports readiness DOWN and keeps
+     * false}, as during an outage) starts anyway, says so (INBOX0013W, BILLING0212W), reports readiness DOWN and keeps
      * its deliveries unacknowledged; once the database answers it migrates both schemas and processes every event
      * once. Before, the deployment failed and nothing started it again, while the server answered.
      */
@@ -91,7 +91,7 @@ class LibertyRestartIT {
             assertTrue(ready.body().contains("inbox-database"), ready.body());
             assertEquals(200, awaitStatus("/billing/", 200).statusCode(), "the application started");
             String log = Files.readString(WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log"));
-            assertTrue(log.contains("INBOX0013W") && log.contains("BILLING0209W"), "the start says why it waits");
+            assertTrue(log.contains("INBOX0013W") && log.contains("BILLING0212W"), "the start says why it waits");
             assertTrue(!log.contains("CWWKZ0002E"), "no application failed to start");
             Thread.sleep(5_000); // deliveries arrive and wait
         } finally {
