@@ -37,7 +37,10 @@ enum BillingMessage {
     BILLING0204E(Level.SEVERE, "Variable {0} is not set, so user {1} cannot use the REST API. Set environment variable {2}, or a file {0} in the server''s variables directory."),
     BILLING0205E(Level.SEVERE, "The billing tables are not migrated yet (the application is still starting); the message is redelivered."),
     BILLING0207W(Level.WARNING, "order-status: skipped an orders.confirmed record that breaks the contract (no dead letter: this consumer keeps no inbox): {0}"),
-    BILLING0206E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be an ISO-8601 duration such as PT10M.");
+    BILLING0206E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be an ISO-8601 duration such as PT10M."),
+    BILLING0208I(Level.INFO, "Order event {0} sent to JMS queue {1} by {2} (JMSMessageID {3})."),
+    BILLING0209E(Level.SEVERE, "The JMS message is a {0}, not a TextMessage: consumer billing-jms reads an order event''s JSON text (UTF-8)."),
+    BILLING0210W(Level.WARNING, "Could not send to JMS queue {0}: {1}. Nothing was sent; try again once the messaging engine is up.");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
 
