@@ -80,7 +80,8 @@ enum InboxMessage {
     INBOX0706E(Level.SEVERE, "Consumer {0}: {1} received a JMS message without a JTA transaction. An @Idempotent message-driven bean needs container-managed transactions with attribute REQUIRED (the default), so that the inbox claim, the work and the message''s consumption commit together."),
     INBOX0707E(Level.SEVERE, "Consumer {0}, JMS message {1}: failed {2} time(s) for the event''s own reason; dead-lettered at this delivery ({3}, JMSXDeliveryCount) without calling the method. Last failure: {4}"),
     INBOX0708E(Level.SEVERE, "Consumer {0}, JMS message {1}: dead-lettered; the message is consumed (the message-driven bean''s transaction commits its consumption, nothing else). Reason: {2}"),
-    INBOX0709E(Level.SEVERE, "Consumer {0}, JMS message {1}: could not record the dead letter ({2}); the transaction rolls back, the message stays on its queue and the next delivery tries again.");
+    INBOX0709E(Level.SEVERE, "Consumer {0}, JMS message {1}: could not record the dead letter ({2}); the transaction rolls back, the message stays on its queue and the next delivery tries again."),
+    INBOX0710E(Level.SEVERE, "Consumer {0}, JMS message {1}: the message-driven bean''s transaction did not commit after the method returned (JTA status {2}): a deferred constraint, a flush at commit or the commit itself failed. Counted as a failed attempt; the message is redelivered.");
 
     private final Level level;
     private final String pattern;

@@ -4,6 +4,8 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.interceptor.InvocationContext;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
 import java.time.Duration;
@@ -28,6 +30,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *       {@code retry.max-attempts}; a permanent one (data the database refuses, {@link UnprocessableEventException})
  *       ends at once; transient errors are retried within {@code retry.transient-budget}; an outage uses no attempt
  *       (the delivery waits in place up to {@code jms.outage-wait} first, so that redeliveries do not spin).</li>
+ *   <li>A transaction that does not commit after the method returned (a deferred constraint, a flush or the commit
+ *       itself failing) counts as a failed attempt too (a JTA synchronization sees it, {@code INBOX0710E}).</li>
  *   <li>When the policy decides on a dead letter, the work cannot be undone while the consumption commits in the same
  *       transaction: the decision is kept, the transaction rolls back, and the <em>next</em> delivery of the message
  *       records the dead letter (its own transaction) and is consumed without calling the method. Never an endless
@@ -127,6 +131,7 @@ class JmsDeliveries {
             }
             Object result = context.proceed();
             failing.remove(key);
+            watchCommit(consumer, key, messageId, eventId);
             return result;
         } catch (Exception failure) {
             failed(context.getMethod(), consumer, key, messageId, eventId, delivery, failure);
@@ -176,6 +181,39 @@ class JmsDeliveries {
                 pause(waitMillis);
             }
         }
+    }
+
+    /**
+     * The method returned, but the container commits after it: a failure then (a deferred constraint, a flush at
+     * commit, the commit itself) rolls back and the message comes again without this class seeing an exception.
+     * Counted as an attempt here, so that such a message too ends as a dead letter rather than coming forever.
+     */
+    private void watchCommit(ConsumerSettings consumer, String key, String messageId, String eventId) {
+        registry.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                if (status == Status.STATUS_COMMITTED) {
+                    return;
+                }
+                Exception notCommitted = new IllegalStateException(InboxLog.format(InboxMessage.INBOX0710E,
+                        consumer.name(), messageId, status));
+                Failing state = failing.computeIfAbsent(key, k -> new Failing(consumer.failurePolicy().newDelivery()));
+                synchronized (state) {
+                    FailurePolicy.Decision decision = state.tracker.failed(notCommitted);
+                    state.eventId = eventId;
+                    if (decision.action() == FailurePolicy.Action.DEAD_LETTER) {
+                        state.verdict = decision.reason();
+                        state.attempts = Math.max(decision.attempts(), 1);
+                    }
+                    InboxLog.log(InboxMessage.INBOX0704W, consumer.name(), eventId, messageId, "(after the method)",
+                            decision.attempts(), consumer.retry().maxAttempts(), 0, notCommitted.getMessage());
+                }
+            }
+        });
     }
 
     private void skipped(ConsumerSettings consumer, String eventId, Delivery delivery, String messageId,
