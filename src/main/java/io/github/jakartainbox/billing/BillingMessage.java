@@ -38,8 +38,11 @@ enum BillingMessage {
     BILLING0205E(Level.SEVERE, "The billing tables are not migrated yet (the application is still starting, or the database gave no connection); the attempt is retried."),
     BILLING0207W(Level.WARNING, "order-status: skipped an orders.confirmed record that breaks the contract (no dead letter: this consumer keeps no inbox): {0}"),
     BILLING0206E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be an ISO-8601 duration such as PT10M."),
-    BILLING0212W(Level.WARNING, "The billing database gives no connection at application start: {0}. The application starts anyway; the billing tables are migrated when a consumer first needs them."),
-    BILLING0211W(Level.WARNING, "Forbidden: {0} may not call {1}; it needs role {2} (dead letters, failing outbox rows and every change). Ask an administrator for that role, or read the figures only.");
+    BILLING0208I(Level.INFO, "Order event {0} sent to JMS queue {1} by {2} (JMSMessageID {3})."),
+    BILLING0209E(Level.SEVERE, "The JMS message is a {0}, not a TextMessage: consumer billing-jms reads an order event''s JSON text (UTF-8)."),
+    BILLING0210W(Level.WARNING, "Could not send to JMS queue {0}: {1}. Nothing was sent; try again once the messaging engine is up."),
+    BILLING0211W(Level.WARNING, "Forbidden: {0} may not call {1}; it needs role {2} (dead letters, failing outbox rows and every change). Ask an administrator for that role, or read the figures only."),
+    BILLING0212W(Level.WARNING, "The billing database gives no connection at application start: {0}. The application starts anyway; the billing tables are migrated when a consumer first needs them.");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
 

@@ -40,7 +40,9 @@ import org.eclipse.microprofile.reactive.messaging.Emitter;
  *   <li>{@code GET /{id}/payload}: its stored payload, byte for byte (role {@code billing-operator});</li>
  *   <li>{@code POST /{id}/redrive}: send the payload, as it arrived, to {@code orders.confirmed} again and mark
  *       the row re-driven (role {@code billing-operator}). Every consumer group of the topic receives it again;
- *       the inbox lets each consumer process the event at most once;</li>
+ *       the inbox lets each consumer process the event at most once. A dead letter of the JMS consumer
+ *       {@code billing-jms} goes to its JMS queue {@code orders.confirmed} instead (a text message, with the event id
+ *       also as property {@code event_id});</li>
  *   <li>{@code DELETE /{id}}: discard it, keeping the row for the record (role {@code billing-operator}).</li>
  * </ul>
  */
@@ -52,7 +54,13 @@ public class DeadLetterResource {
 
     /** The inbox names of this service's consumers (inbox.consumer.<c>.name may rename them); all read orders.confirmed. */
     private static final Set<String> CONSUMERS = Set.of(InboxConfig.consumerName("billing"),
-            InboxConfig.consumerName("analytics"));
+            InboxConfig.consumerName("analytics"), InboxConfig.consumerName("billing-jms"));
+
+    /** The consumer fed by the JMS queue orders.confirmed: its dead letters are re-driven to that queue. */
+    private static final String JMS_CONSUMER = InboxConfig.consumerName("billing-jms");
+
+    @Inject
+    JmsOrders jmsOrders;
 
     @Inject
     InboxDeadLetters deadLetters;
@@ -128,7 +136,12 @@ public class DeadLetterResource {
         byte[] payload = deadLetters.payload(id).orElseThrow(() -> conflict("dead letter " + id
                 + " has no stored payload (it could not be stored when the event failed); discard it"));
         try {
-            redrive.send(payload).toCompletableFuture().get(30, TimeUnit.SECONDS);
+            if (letter.consumer().equals(JMS_CONSUMER)) {
+                // the JMS consumer's own queue; a send outside a transaction is committed when it returns
+                jmsOrders.send(new String(payload, java.nio.charset.StandardCharsets.UTF_8), letter.eventId());
+            } else {
+                redrive.send(payload).toCompletableFuture().get(30, TimeUnit.SECONDS);
+            }
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             BillingMessage.BILLING0203W.log(id, e);
             throw new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)

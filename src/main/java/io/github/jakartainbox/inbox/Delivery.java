@@ -9,16 +9,28 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
- * One call of an idempotent method: its payload and, when the method takes a {@code Message<T>}, the message.
+ * One call of an idempotent method: its payload and, when the method takes a {@code Message<T>}, the message;
+ * for a message-driven bean's {@code onMessage(jakarta.jms.Message)}, the JMS message.
  *
- * @param payload      the payload: the message's payload, or the method's first argument
+ * @param payload      the payload: the message's payload, the method's first argument, or a JMS message's body
+ *                     ({@code TextMessage} text, {@code BytesMessage} bytes; {@code null} for other JMS message types)
  * @param message      the message argument, {@code null} when the method takes the payload itself
  * @param messageIndex the index of the message parameter, -1 when there is none
+ * @param jms          the {@code jakarta.jms.Message} argument, {@code null} when the method takes none. Typed
+ *                     {@code Object} so that this class loads where no Jakarta Messaging API is installed; only
+ *                     {@link JmsMessages} touches it
  */
-record Delivery(Object payload, Message<?> message, int messageIndex) {
+record Delivery(Object payload, Message<?> message, int messageIndex, Object jms) {
 
     /** The message parameter's index per method, found once rather than by reflection on every delivery. */
     private static final Map<Method, Integer> MESSAGE_INDEX = new ConcurrentHashMap<>();
+    /** The JMS message parameter's index per method (-1: none). */
+    private static final Map<Method, Integer> JMS_INDEX = new ConcurrentHashMap<>();
+
+    /** A delivery without a JMS message. */
+    Delivery(Object payload, Message<?> message, int messageIndex) {
+        this(payload, message, messageIndex, null);
+    }
 
     static Delivery of(Method method, Object[] arguments) {
         int index = MESSAGE_INDEX.computeIfAbsent(method, Delivery::messageParameterIndex);
@@ -26,7 +38,42 @@ record Delivery(Object payload, Message<?> message, int messageIndex) {
             Message<?> message = (Message<?>) arguments[index];
             return new Delivery(message == null ? null : message.getPayload(), message, index);
         }
+        int jmsIndex = JMS_INDEX.computeIfAbsent(method, Delivery::jmsParameterIndex);
+        if (jmsIndex >= 0 && arguments[jmsIndex] != null) {
+            Object jms = arguments[jmsIndex];
+            return new Delivery(JmsMessages.body(jms), null, -1, jms);
+        }
         return new Delivery(arguments.length == 0 ? null : arguments[0], null, -1);
+    }
+
+    /**
+     * @param method a method
+     * @return the index of its first parameter whose type is {@code jakarta.jms.Message} or a subtype, -1 when none;
+     *         found by type name, so that no Jakarta Messaging class is loaded for a server without it
+     */
+    static int jmsParameterIndex(Method method) {
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            if (isJmsMessage(types[i])) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean isJmsMessage(Class<?> type) {
+        if (type == null) {
+            return false;
+        }
+        if (type.getName().equals(JmsMessages.MESSAGE_TYPE)) {
+            return true;
+        }
+        for (Class<?> implemented : type.getInterfaces()) {
+            if (isJmsMessage(implemented)) {
+                return true;
+            }
+        }
+        return isJmsMessage(type.getSuperclass());
     }
 
     static int messageParameterIndex(Method method) {

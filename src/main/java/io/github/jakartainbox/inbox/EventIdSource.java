@@ -2,7 +2,8 @@ package io.github.jakartainbox.inbox;
 
 /**
  * Where a consumer finds the raw event id of a delivery. Implementations: {@link PayloadFieldEventIdSource},
- * {@link KafkaHeaderEventIdSource}, {@link BeanEventIdSource}; chosen by
+ * {@link KafkaHeaderEventIdSource}, {@link BeanEventIdSource}, {@link JmsPropertyEventIdSource},
+ * {@link JmsMessageIdEventIdSource}; chosen by
  * {@code inbox.consumer.<consumer>.event-id.source}.
  */
 interface EventIdSource {
@@ -19,6 +20,12 @@ interface EventIdSource {
 
     /** @return whether the id can only be found on the {@code Message}, so the method must take one */
     default boolean needsMessage() {
+        return false;
+    }
+
+    /** @return whether the id can only be found on a JMS message, so the method must take a
+     *          {@code jakarta.jms.Message} */
+    default boolean needsJmsMessage() {
         return false;
     }
 }

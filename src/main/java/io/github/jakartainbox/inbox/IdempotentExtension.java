@@ -160,6 +160,12 @@ public class IdempotentExtension implements Extension {
                         InboxLog.format(InboxMessage.INBOX0005E, describe(m), "consumer '" + consumer + "' reads its event ids "
                                 + "from a Kafka header, so the method must take a Message<T> parameter.")));
             }
+            if (settings.eventIdSource().needsJmsMessage()) {
+                methods.stream().filter(m -> Delivery.jmsParameterIndex(m) < 0).forEach(m -> problems.add(
+                        InboxLog.format(InboxMessage.INBOX0005E, describe(m), "consumer '" + consumer + "' reads its event ids "
+                                + "from a JMS message (event-id.source " + InboxConfig.EVENT_ID_SOURCE.get(ConfigProvider.getConfig(), consumer)
+                                + "), so the method must take a jakarta.jms.Message parameter (a message-driven bean's onMessage).")));
+            }
             return settings.name();
         } catch (IllegalStateException e) {
             problems.add(e.getMessage());

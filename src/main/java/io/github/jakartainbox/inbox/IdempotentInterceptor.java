@@ -34,6 +34,9 @@ public class IdempotentInterceptor {
     DeadLetterStore deadLetters;
     @Inject
     InboxStatistics statistics;
+    /** Message-driven beans (Jakarta Messaging): their own rules, see {@link JmsDeliveries}. */
+    @Inject
+    JmsDeliveries jms;
 
     /** What one committed attempt did: the claim's result, and the method's result when it ran. */
     private record Outcome(InboxClaim.Result claim, Object result) {
@@ -43,6 +46,9 @@ public class IdempotentInterceptor {
     Object aroundDelivery(InvocationContext context) throws Exception {
         ConsumerSettings consumer = consumers.forMethod(context.getMethod());
         Delivery delivery = Delivery.of(context.getMethod(), context.getParameters());
+        if (delivery.jms() != null) {
+            return jms.deliver(context, consumer, delivery);
+        }
         if (transactions.active()) {
             return inCallerTransaction(context, consumer, delivery);
         }

@@ -230,10 +230,13 @@ public final class InboxConfig {
             "1 to 100 characters of [A-Za-z0-9._-] starting with a letter or digit",
             v -> CONSUMER_NAME.matcher(v).matches() ? v : null);
 
-    /** Where the event id is found: {@code payload} (a JSON field), {@code header} (a Kafka record header) or
-     *  {@code bean} (an {@link io.github.jakartainbox.inbox.spi.EventIdExtractor}). */
+    /** Where the event id is found: {@code payload} (a JSON field of the payload, or of a JMS text message's body),
+     *  {@code header} (a Kafka record header), {@code bean} (an {@link
+     *  io.github.jakartainbox.inbox.spi.EventIdExtractor}), {@code jms-property} (a JMS message property) or
+     *  {@code jms-message-id} (the {@code JMSMessageID}: a producer's resend gets a new one). */
     public static final Key<String> EVENT_ID_SOURCE = new Key<>("event-id.source", Scope.PER_CONSUMER_OR_GLOBAL,
-            "payload", "one of payload, header, bean", choice("payload", "header", "bean"));
+            "payload", "one of payload, header, bean, jms-property, jms-message-id",
+            choice("payload", "header", "bean", "jms-property", "jms-message-id"));
 
     /** The top-level JSON field holding the event id, for source {@code payload}. */
     public static final Key<String> EVENT_ID_FIELD = new Key<>("event-id.field", Scope.PER_CONSUMER_OR_GLOBAL,
@@ -243,6 +246,10 @@ public final class InboxConfig {
      *  Kafka binary mode. */
     public static final Key<String> EVENT_ID_HEADER = new Key<>("event-id.header", Scope.PER_CONSUMER_OR_GLOBAL,
             "event_id", "a header name", InboxConfig::text);
+
+    /** The JMS message property holding the event id (a string property), for source {@code jms-property}. */
+    public static final Key<String> EVENT_ID_PROPERTY = new Key<>("event-id.property",
+            Scope.PER_CONSUMER_OR_GLOBAL, "event_id", "a JMS property name", InboxConfig::text);
 
     /** The {@code @Named} name of the {@code EventIdExtractor} bean, for source {@code bean}. */
     public static final Key<String> EVENT_ID_BEAN = new Key<>("event-id.bean", Scope.PER_CONSUMER_OR_GLOBAL, null,
@@ -276,6 +283,12 @@ public final class InboxConfig {
     public static final Key<Duration> RETRY_TRANSIENT_BUDGET = new Key<>("retry.transient-budget",
             Scope.PER_CONSUMER_OR_GLOBAL, "PT2M", POSITIVE_DURATION, duration(false));
 
+    /** A message-driven bean's delivery that finds the database unavailable waits in place this long for it (so
+     *  that redeliveries do not spin), then rolls back for a redelivery that uses no attempt; keep it well under the
+     *  transaction timeout (Liberty {@code <transaction totalTranLifetimeTimeout>}, 120 s by default). */
+    public static final Key<Duration> JMS_OUTAGE_WAIT = new Key<>("jms.outage-wait", Scope.PER_CONSUMER_OR_GLOBAL,
+            "PT30S", NON_NEGATIVE_DURATION, duration(true));
+
     /** How long an inbox row is kept; must exceed the longest possible replay. Read by the name stored in the
      *  inbox, which may be a consumer of another service sharing the table. */
     public static final Key<Duration> RETENTION = new Key<>("retention", Scope.PER_CONSUMER_OR_GLOBAL, "P14D",
@@ -292,8 +305,8 @@ public final class InboxConfig {
             null, "a JSON member name", InboxConfig::text);
 
     private static final List<Key<?>> KEYS = List.of(DATASOURCE, SCHEMA_MIGRATE, NAME, EVENT_ID_SOURCE,
-            EVENT_ID_FIELD, EVENT_ID_HEADER, EVENT_ID_BEAN, EVENT_ID_MAX_LENGTH, FINGERPRINT, RETRY_MAX_ATTEMPTS,
-            RETRY_DELAY, RETRY_MAX_DELAY, RETRY_TRANSIENT_BUDGET, RETENTION, TOPIC_RETENTION, EVENT_TIME_FIELD,
+            EVENT_ID_FIELD, EVENT_ID_HEADER, EVENT_ID_PROPERTY, EVENT_ID_BEAN, EVENT_ID_MAX_LENGTH, FINGERPRINT,
+            RETRY_MAX_ATTEMPTS, RETRY_DELAY, RETRY_MAX_DELAY, RETRY_TRANSIENT_BUDGET, JMS_OUTAGE_WAIT, RETENTION, TOPIC_RETENTION, EVENT_TIME_FIELD,
             PARTITIONING, PARTITION_MONTHS_AHEAD, PARTITION_LOCK_TIMEOUT, PURGE_SCHEDULE, PURGE_BATCH_SIZE,
             PURGE_LEASE, PURGE_OVERDUE_AFTER);
 

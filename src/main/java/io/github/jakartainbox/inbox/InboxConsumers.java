@@ -63,6 +63,10 @@ class InboxConsumers {
         switch (InboxConfig.EVENT_ID_SOURCE.get(config, consumer)) {
             case "header":
                 return new KafkaHeaderEventIdSource(InboxConfig.EVENT_ID_HEADER.get(config, consumer));
+            case "jms-property":
+                return new JmsPropertyEventIdSource(InboxConfig.EVENT_ID_PROPERTY.get(config, consumer));
+            case "jms-message-id":
+                return new JmsMessageIdEventIdSource();
             case "bean":
                 String bean = InboxConfig.EVENT_ID_BEAN.find(config, consumer).orElse("");
                 Instance<EventIdExtractor> candidates = extractors.select(NamedLiteral.of(bean));

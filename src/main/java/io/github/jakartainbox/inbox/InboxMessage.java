@@ -10,7 +10,7 @@ import java.util.logging.Level;
  * or a dead-letter reason carries its id at the start of the text. README lists them all (a unit test keeps it so).
  *
  * <p>Ranges: 00xx deployment and configuration, 01xx duplicates, 02xx delivery failures and dead letters, 03xx
- * purge and partitions, 04xx the operator API.
+ * purge and partitions, 04xx the operator API, 07xx message-driven beans (Jakarta Messaging).
  */
 enum InboxMessage {
 
@@ -71,7 +71,18 @@ enum InboxMessage {
     INBOX0307E(Level.SEVERE, "InboxPurge.purgeExpired() must not run inside a transaction: each batch commits on its own. Call it from a method without a transaction (the timer does)."),
     INBOX0308E(Level.SEVERE, "Cannot read the purge state (table inbox_purge_state): {0}"),
 
-    INBOX0401E(Level.SEVERE, "limit must be 1 to {0}, got {1}.");
+    INBOX0401E(Level.SEVERE, "limit must be 1 to {0}, got {1}."),
+
+    INBOX0701E(Level.SEVERE, "Cannot read {0}: the method does not take a jakarta.jms.Message parameter (the jms-property and jms-message-id sources are for a message-driven bean''s onMessage(Message))."),
+    INBOX0702E(Level.SEVERE, "JMS property ''{0}'' holds a {1}, not a string. Send the event id as a string property (message.setStringProperty), for example a UUID."),
+    INBOX0703E(Level.SEVERE, "Cannot read {0} of the JMS message: {1}"),
+    INBOX0704W(Level.WARNING, "Consumer {0}, event {1}, JMS message {2}: delivery {3} failed (attempt {4} of {5}, retry.max-attempts); the transaction rolls back and the provider redelivers the message in about {6} ms. Cause: {7}"),
+    INBOX0705W(Level.WARNING, "Consumer {0}, event {1}, JMS message {2}: the database is unavailable; the delivery waits in place up to {3} (inbox.jms.outage-wait) for it, then rolls back, and the redelivery uses no attempt. Cause: {4}"),
+    INBOX0706E(Level.SEVERE, "Consumer {0}: {1} received a JMS message without a JTA transaction. An @Idempotent message-driven bean needs container-managed transactions with attribute REQUIRED (the default), so that the inbox claim, the work and the message''s consumption commit together."),
+    INBOX0707E(Level.SEVERE, "Consumer {0}, JMS message {1}: failed {2} time(s) for the event''s own reason; dead-lettered at this delivery ({3}, JMSXDeliveryCount) without calling the method. Last failure: {4}"),
+    INBOX0708E(Level.SEVERE, "Consumer {0}, JMS message {1}: dead-lettered; the message is consumed (the message-driven bean''s transaction commits its consumption, nothing else). Reason: {2}"),
+    INBOX0709E(Level.SEVERE, "Consumer {0}, JMS message {1}: could not record the dead letter ({2}); the transaction rolls back, the message stays on its queue and the next delivery tries again."),
+    INBOX0710E(Level.SEVERE, "Consumer {0}, JMS message {1}: the message-driven bean''s transaction did not commit after the method returned (JTA status {2}): a deferred constraint, a flush at commit or the commit itself failed. Counted as a failed attempt; the message is redelivered.");
 
     private final Level level;
     private final String pattern;

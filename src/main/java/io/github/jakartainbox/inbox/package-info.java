@@ -8,10 +8,13 @@
  *   <li>the binding and what it checks at deployment: {@code Idempotent}, {@code IdempotentExtension};</li>
  *   <li>one delivery, from claim to acknowledgement: {@code IdempotentInterceptor}, {@code Delivery},
  *       {@code DeferredAckMessage} (the {@code Message<T>} a method receives);</li>
+ *   <li>message-driven beans ({@code onMessage(jakarta.jms.Message)}, Jakarta Messaging): {@code JmsDeliveries}
+ *       (claim in the bean's transaction, redelivery, dead letters), {@code JmsMessages} (the only class naming
+ *       Jakarta Messaging types);</li>
  *   <li>the claim statement: {@code InboxClaim};</li>
  *   <li>event ids, their rules and where they are read from: {@code EventIds}, {@code EventIdSource} and its
  *       implementations ({@code PayloadFieldEventIdSource}, {@code KafkaHeaderEventIdSource},
- *       {@code BeanEventIdSource}), the SPI {@link io.github.jakartainbox.inbox.spi.EventIdExtractor};</li>
+ *       {@code BeanEventIdSource}, {@code JmsPropertyEventIdSource}, {@code JmsMessageIdEventIdSource}), the SPI {@link io.github.jakartainbox.inbox.spi.EventIdExtractor};</li>
  *   <li>the failure policy (retry, wait out an outage or a transient error, dead-letter):
  *       {@code FailurePolicy}, {@code FailureKind}, {@code RetryPolicy};</li>
  *   <li>dead letters: {@code DeadLetterStore} (written by the interceptor) and {@link
