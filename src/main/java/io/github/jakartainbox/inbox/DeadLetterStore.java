@@ -46,6 +46,24 @@ class DeadLetterStore {
     InboxDatabase database;
 
     /**
+     * Records a failed delivery, with its payload or, when the row with it was refused, without it.
+     *
+     * @param consumer    the consumer name
+     * @param eventId     the normalized event id, {@code null} when the event id itself was unusable
+     * @param delivery    the failed delivery
+     * @param error       the reason
+     * @param attempts    how many processing attempts were made (0 when none was possible)
+     * @param withPayload whether to store the payload; without it the error says it was not stored
+     * @throws SQLException when the insert fails
+     */
+    void record(String consumer, String eventId, Delivery delivery, String error, int attempts, boolean withPayload)
+            throws SQLException {
+        record(consumer, eventId, withPayload ? delivery.payloadText() : null,
+                withPayload ? delivery.payloadBytes() : null,
+                withPayload ? error : "payload not stored (" + error + ")", attempts, delivery.fingerprint());
+    }
+
+    /**
      * @param consumer the consumer name
      * @param eventId  the normalized event id, {@code null} when the event id itself was unusable
      * @param payload  the payload as text, may be {@code null}

@@ -203,10 +203,7 @@ public class IdempotentInterceptor {
             boolean withPayload = full;
             try {
                 transactions.inNewTransaction(() -> {
-                    deadLetters.record(consumer.name(), eventId, withPayload ? delivery.payloadText() : null,
-                            withPayload ? delivery.payloadBytes() : null,
-                            withPayload ? error : "payload not stored (" + error + ")", attempts,
-                            delivery.fingerprint());
+                    deadLetters.record(consumer.name(), eventId, delivery, error, attempts, withPayload);
                     return null;
                 });
                 InboxLog.log(InboxMessage.INBOX0202E, consumer.name(), shownId, String.valueOf(attempts), error);

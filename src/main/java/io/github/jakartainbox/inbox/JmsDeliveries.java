@@ -241,10 +241,7 @@ class JmsDeliveries {
         for (boolean withPayload : new boolean[] {true, false}) {
             try {
                 transactions.inNewTransaction(() -> {
-                    deadLetters.record(consumer.name(), eventId, withPayload ? delivery.payloadText() : null,
-                            withPayload ? delivery.payloadBytes() : null,
-                            withPayload ? error : "payload not stored (" + error + ")", attempts,
-                            delivery.fingerprint());
+                    deadLetters.record(consumer.name(), eventId, delivery, error, attempts, withPayload);
                     return null;
                 });
                 InboxLog.log(InboxMessage.INBOX0708E, consumer.name(), messageId, error);
