@@ -30,7 +30,8 @@ final class KafkaIsolationCheck {
      * @param methods the {@code @Idempotent} methods
      * @return every {@code @Incoming} channel of those methods whose connector is a Kafka connector (its name
      *         contains {@code kafka}: {@code liberty-kafka}, {@code smallrye-kafka}) and whose
-     *         {@code isolation.level}, on the channel or on the connector, is not {@code read_committed}
+     *         {@code isolation.level}, on the channel or on the connector, is not {@code read_committed} (the default
+     *         of {@code inbox-kafka}, {@link InboxKafkaConnector})
      */
     static List<Finding> readUncommitted(Config config, Iterable<Method> methods) {
         List<Finding> findings = new ArrayList<>();
@@ -48,7 +49,8 @@ final class KafkaIsolationCheck {
                 String level = config.getOptionalValue(prefix + "isolation.level", String.class)
                         .or(() -> config.getOptionalValue("mp.messaging.connector." + connector + ".isolation.level",
                                 String.class))
-                        .orElse("read_uncommitted (the Kafka consumer's default)");
+                        .orElse(InboxKafkaConnector.NAME.equals(connector.trim()) ? "read_committed"
+                                : "read_uncommitted (the Kafka consumer's default)");
                 if (!level.trim().equalsIgnoreCase("read_committed")) {
                     findings.add(new Finding(method, channel, level));
                 }
