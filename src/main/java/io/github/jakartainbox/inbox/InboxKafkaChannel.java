@@ -66,6 +66,8 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
     private final Map<TopicPartition, long[]> processedUpTo = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> committedView = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> behindSince = new ConcurrentHashMap<>();
+    /** Since when each partition's commit has been behind without interruption (for health; never reset by a log). */
+    private final Map<TopicPartition, Long> behindFrom = new ConcurrentHashMap<>();
     private boolean commitFailing;
     /** Set when a message of the current poll was left unacknowledged: the rest of the poll is sought back. */
     private boolean halted;
@@ -446,8 +448,10 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             Long commit = committedView.get(tp);
             if (commit != null && commit >= processed[0]) {
                 behindSince.remove(tp);
+                behindFrom.remove(tp);
                 return;
             }
+            behindFrom.putIfAbsent(tp, now);
             long since = behindSince.computeIfAbsent(tp, k -> now);
             if (now - since > settings.lagWarning().toNanos()) {
                 InboxLog.log(InboxMessage.INBOX0608W, settings.channel(), tp.toString(),
@@ -463,7 +467,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
      *         committed offset has been behind the records processed; empty when every commit is up to date
      */
     Map<TopicPartition, Long> behindSince() {
-        return Map.copyOf(behindSince);
+        return Map.copyOf(behindFrom);
     }
 
     /** @return per partition, the last offset committed by this channel */
@@ -516,6 +520,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                 committedView.remove(tp);
                 processedUpTo.remove(tp);
                 behindSince.remove(tp);
+                behindFrom.remove(tp);
             }
         }
     }

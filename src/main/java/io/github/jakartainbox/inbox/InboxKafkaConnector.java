@@ -185,6 +185,36 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         return new IllegalArgumentException(text);
     }
 
+    /**
+     * A partition whose committed offset has stayed behind the records processed from it.
+     *
+     * @param partition the partition, {@code <topic>-<n>}
+     * @param behindFor how long its commit has been behind
+     * @param alertAfter the channel's {@code commit-lag.alert}
+     */
+    public record CommitLag(String partition, Duration behindFor, Duration alertAfter) {
+    }
+
+    /**
+     * For the health check ({@code io.github.jakartainbox.inbox.health.InboxChannelsCheck}): the partitions of an
+     * {@code inbox-kafka} channel of this server whose committed offset has been behind the processed records for
+     * longer than the channel's {@code commit-lag.alert}.
+     *
+     * @param channel the channel name
+     * @return those partitions, empty when every commit is up to date or the channel is not of this connector
+     */
+    public static List<CommitLag> commitLag(String channel) {
+        InboxKafkaChannel c = CHANNELS.get(channel);
+        if (c == null) {
+            return List.of();
+        }
+        long now = System.nanoTime();
+        Duration alert = c.settings().lagWarning();
+        return c.behindSince().entrySet().stream()
+                .map(e -> new CommitLag(e.getKey().toString(), Duration.ofNanos(now - e.getValue()), alert))
+                .filter(l -> l.behindFor().compareTo(alert) > 0).toList();
+    }
+
     /** @return the channels of this connector in the application, by channel name */
     static Map<String, InboxKafkaChannel> channels() {
         return Map.copyOf(CHANNELS);
