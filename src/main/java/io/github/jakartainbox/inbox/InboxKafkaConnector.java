@@ -16,6 +16,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.eclipse.microprofile.reactive.messaging.spi.Connector;
@@ -70,6 +72,14 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
     @Override
     public PublisherBuilder<? extends Message<?>> getPublisherBuilder(Config config) {
         InboxKafkaChannel.Settings settings = settings(config);
+        try {
+            // the Kafka client checks its configuration when it is made (no connection yet): fail the deployment
+            // rather than a poll thread that retries a consumer that can never be made
+            new KafkaConsumer<>(settings.kafka()).close(Duration.ZERO);
+        } catch (KafkaException e) {
+            throw invalid(settings.channel(), "the Kafka consumer refuses its configuration: "
+                    + Failures.describe(e));
+        }
         ManagedThreadFactory threads;
         try {
             threads = (ManagedThreadFactory) new InitialContext().lookup("java:comp/DefaultManagedThreadFactory");
