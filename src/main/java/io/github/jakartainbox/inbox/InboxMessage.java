@@ -80,7 +80,8 @@ enum InboxMessage {
     INBOX0605W(Level.WARNING, "Channel {0}: committing offsets {1} failed ({2}); the commit is tried again after the next poll. Records processed since the last commit are delivered again after a restart or rebalance, and the inbox skips them."),
     INBOX0606E(Level.SEVERE, "Channel {0}: the Kafka consumer failed ({1}); it is closed and made anew in {2} ms."),
     INBOX0607I(Level.INFO, "Channel {0}: partitions {1} revoked; offsets {2} committed for them, nothing of theirs is left in flight."),
-    INBOX0608W(Level.WARNING, "Channel {0}: the committed offset of {1} has stayed behind the processed records for {2} (committed {3}, processed up to {4}). After a restart or rebalance those records are delivered again (the inbox skips them); check the log for INBOX0605W.");
+    INBOX0608W(Level.WARNING, "Channel {0}: the committed offset of {1} has stayed behind the processed records for {2} (committed {3}, processed up to {4}). After a restart or rebalance those records are delivered again (the inbox skips them); check the log for INBOX0605W."),
+    INBOX0609E(Level.SEVERE, "Channel {0} sets concurrency but no topic: each copy of the channel is named {0}$1, {0}$2..., and the Kafka connectors read the topic named after the channel when topic is not set, so every copy would read a topic nobody writes to. Set mp.messaging.incoming.{0}.topic.");
 
     private final Level level;
     private final String pattern;

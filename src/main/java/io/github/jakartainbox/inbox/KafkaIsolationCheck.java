@@ -58,4 +58,33 @@ final class KafkaIsolationCheck {
         }
         return findings;
     }
+
+    /**
+     * SmallRye's {@code concurrency} channel attribute runs N copies of a channel named {@code <channel>$1},
+     * {@code <channel>$2}...; a Kafka connector without {@code topic} reads the topic named after the channel, which
+     * is then the copy's name: each copy would consume a topic nobody writes to.
+     *
+     * @param config  the MicroProfile Config the connectors read their attributes from
+     * @param methods the {@code @Idempotent} methods
+     * @return the Kafka channels of those methods with {@code concurrency} set and no {@code topic}
+     */
+    static List<String> concurrencyWithoutTopic(Config config, Iterable<Method> methods) {
+        List<String> channels = new ArrayList<>();
+        for (Method method : methods) {
+            Incoming incoming = method.getAnnotation(Incoming.class);
+            if (incoming == null) {
+                continue;
+            }
+            String prefix = "mp.messaging.incoming." + incoming.value() + ".";
+            String connector = config.getOptionalValue(prefix + "connector", String.class).orElse("");
+            boolean concurrency = config.getOptionalValue(prefix + "concurrency", String.class)
+                    .filter(v -> !v.isBlank()).isPresent();
+            boolean topic = config.getOptionalValue(prefix + "topic", String.class).filter(v -> !v.isBlank())
+                    .isPresent();
+            if (connector.toLowerCase(Locale.ROOT).contains("kafka") && concurrency && !topic) {
+                channels.add(incoming.value());
+            }
+        }
+        return channels;
+    }
 }

@@ -69,4 +69,18 @@ class KafkaIsolationCheckTest {
                 "the liberty-kafka channel left at the client's default, read_uncommitted, and the inbox-kafka one "
                         + "set to it (inbox-kafka's default is read_committed)");
     }
+
+    @Test
+    void aKafkaChannelWithConcurrencyAndNoTopicIsFound() {
+        Config config = config(Map.of(
+                "mp.messaging.incoming.committed.connector", "liberty-kafka",
+                "mp.messaging.incoming.committed.concurrency", "4",
+                "mp.messaging.incoming.default-level.connector", "inbox-kafka",
+                "mp.messaging.incoming.default-level.concurrency", "2",
+                "mp.messaging.incoming.default-level.topic", "orders",
+                "mp.messaging.incoming.not-kafka.connector", "smallrye-amqp",
+                "mp.messaging.incoming.not-kafka.concurrency", "2"));
+        assertEquals(List.of("committed"), KafkaIsolationCheck.concurrencyWithoutTopic(config,
+                List.of(Consumers.class.getDeclaredMethods())));
+    }
 }
