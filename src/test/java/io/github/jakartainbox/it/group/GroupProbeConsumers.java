@@ -49,15 +49,6 @@ public class GroupProbeConsumers {
         return message.ack();
     }
 
-    @Incoming("probe-group-void-message")
-    @Idempotent(consumer = "probe-group-void-message")
-    public void voidMessage(Message<String> message) throws SQLException {
-        ConsumerRecord<?, ?> record = message.unwrap(ConsumerRecord.class);
-        record("probe-group-void-message", message.getPayload(), record.topic() + "-" + record.partition() + "@"
-                + record.offset());
-        message.ack();
-    }
-
     @Incoming("probe-group-txn")
     @Idempotent(consumer = "probe-group-txn")
     public void transactional(String json) throws SQLException {
