@@ -71,6 +71,9 @@ public class IdempotentExtension implements Extension {
             }
         });
         problems.addAll(sharedStoredNames(storedNames, methodsByConsumer));
+        Config channels = ConfigProvider.getConfig();
+        methodsByConsumer.values().forEach(methods -> KafkaIsolationCheck.concurrencyWithoutTopic(channels, methods)
+                .forEach(channel -> problems.add(InboxLog.format(InboxMessage.INBOX0609E, channel))));
         problems.forEach(problem -> {
             InboxLog.LOG.severe(problem); // its own line, besides the deployment failure that carries it
             event.addDeploymentProblem(new DeploymentException(problem));

@@ -49,6 +49,10 @@ public class IdempotentInterceptor {
         if (delivery.jms() != null) {
             return jms.deliver(context, consumer, delivery);
         }
+        DeliveryGroup group = DeliveryGroup.current();
+        if (group != null && transactions.isActive()) {
+            return inGroup(group, context, consumer, delivery);
+        }
         if (transactions.active()) {
             return inCallerTransaction(context, consumer, delivery);
         }
@@ -105,6 +109,36 @@ public class IdempotentInterceptor {
             return CompletionStage.class.isAssignableFrom(context.getMethod().getReturnType()) ? DONE : null;
         }
         return context.proceed();
+    }
+
+    /**
+     * One delivery of a group the {@code inbox-kafka} connector runs in one transaction. Never throws and never
+     * retries: a failure, or anything that needs a dead letter (no usable event id, a payload differing from the
+     * processed one), is reported to the group; the connector rolls the group back and hands each of its messages
+     * to {@link #aroundDelivery} again outside any transaction, where the per-message path handles it. A duplicate is
+     * skipped here, as in that path.
+     */
+    private Object inGroup(DeliveryGroup group, InvocationContext context, ConsumerSettings consumer,
+                           Delivery delivery) {
+        try {
+            String eventId = consumer.eventId(delivery);
+            Outcome outcome = attempt(context, consumer, delivery, eventId, consumer.fingerprint(delivery),
+                    inbox.partitionMonth(consumer, delivery, eventId));
+            switch (outcome.claim()) {
+                case NEW -> group.processed();
+                case DUPLICATE -> {
+                    group.duplicate();
+                    statistics.duplicateSkipped(consumer.name());
+                    InboxLog.log(InboxMessage.INBOX0101I, consumer.name(), eventId);
+                }
+                default -> group.failed(new UnprocessableEventException(
+                        InboxLog.format(InboxMessage.INBOX0103E, eventId, consumer.name())));
+            }
+        } catch (Exception | Error e) {
+            group.failed(e);
+        }
+        // the connector acknowledges after the group's commit; this acknowledgement only settles the message
+        return acknowledged(context.getMethod(), delivery);
     }
 
     private Object withRetries(InvocationContext context, ConsumerSettings consumer, Delivery delivery,

@@ -10,7 +10,8 @@ import java.util.logging.Level;
  * or a dead-letter reason carries its id at the start of the text. README lists them all (a unit test keeps it so).
  *
  * <p>Ranges: 00xx deployment and configuration, 01xx duplicates, 02xx delivery failures and dead letters, 03xx
- * purge and partitions, 04xx the operator API, 07xx message-driven beans (Jakarta Messaging).
+ * purge and partitions, 04xx the operator API, 06xx the {@code inbox-kafka} connector, 07xx message-driven beans
+ * (Jakarta Messaging).
  */
 enum InboxMessage {
 
@@ -72,6 +73,17 @@ enum InboxMessage {
     INBOX0308E(Level.SEVERE, "Cannot read the purge state (table inbox_purge_state): {0}"),
 
     INBOX0401E(Level.SEVERE, "limit must be 1 to {0}, got {1}."),
+
+    INBOX0600E(Level.SEVERE, "Channel {0} uses connector inbox-kafka, which runs its Kafka consumer on a managed thread: java:comp/DefaultManagedThreadFactory was not found ({1}). Add the feature concurrent-3.0 to server.xml, or set mp.messaging.incoming.{0}.connector=liberty-kafka (one message per transaction)."),
+    INBOX0601E(Level.SEVERE, "Channel {0} (connector inbox-kafka): {1}"),
+    INBOX0602I(Level.INFO, "Channel {0} (connector inbox-kafka) consumes {1} as consumer group {2}: up to {3} deliveries per transaction (group.max-size), group transaction timeout {4} (group.timeout), isolation.level {5}."),
+    INBOX0603W(Level.WARNING, "Channel {0}: a group of {1} deliveries rolled back ({2}); its messages are now processed one by one, each in its own transaction, with retries and dead letters."),
+    INBOX0604E(Level.SEVERE, "Channel {0}: the message at {1} was not acknowledged ({2}); it and the records after it on its partition are delivered again in {3} ms."),
+    INBOX0605W(Level.WARNING, "Channel {0}: committing offsets {1} failed ({2}); the commit is tried again after the next poll. Records processed since the last commit are delivered again after a restart or rebalance, and the inbox skips them."),
+    INBOX0606E(Level.SEVERE, "Channel {0}: the Kafka consumer failed ({1}); it is closed and made anew in {2} ms."),
+    INBOX0607I(Level.INFO, "Channel {0}: partitions {1} revoked; offsets {2} committed for them, nothing of theirs is left in flight."),
+    INBOX0608W(Level.WARNING, "Channel {0}: the committed offset of {1} has stayed behind the processed records for {2} (committed {3}, processed up to {4}). After a restart or rebalance those records are delivered again (the inbox skips them); check the log for INBOX0605W."),
+    INBOX0609E(Level.SEVERE, "Channel {0} sets concurrency but no topic: each copy of the channel is named {0}$1, {0}$2..., and the Kafka connectors read the topic named after the channel when topic is not set, so every copy would read a topic nobody writes to. Set mp.messaging.incoming.{0}.topic."),
 
     INBOX0701E(Level.SEVERE, "Cannot read {0}: the method does not take a jakarta.jms.Message parameter (the jms-property and jms-message-id sources are for a message-driven bean''s onMessage(Message))."),
     INBOX0702E(Level.SEVERE, "JMS property ''{0}'' holds a {1}, not a string. Send the event id as a string property (message.setStringProperty), for example a UUID."),

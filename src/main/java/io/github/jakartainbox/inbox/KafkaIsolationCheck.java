@@ -30,7 +30,8 @@ final class KafkaIsolationCheck {
      * @param methods the {@code @Idempotent} methods
      * @return every {@code @Incoming} channel of those methods whose connector is a Kafka connector (its name
      *         contains {@code kafka}: {@code liberty-kafka}, {@code smallrye-kafka}) and whose
-     *         {@code isolation.level}, on the channel or on the connector, is not {@code read_committed}
+     *         {@code isolation.level}, on the channel or on the connector, is not {@code read_committed} (the default
+     *         of {@code inbox-kafka}, {@link InboxKafkaConnector})
      */
     static List<Finding> readUncommitted(Config config, Iterable<Method> methods) {
         List<Finding> findings = new ArrayList<>();
@@ -48,12 +49,42 @@ final class KafkaIsolationCheck {
                 String level = config.getOptionalValue(prefix + "isolation.level", String.class)
                         .or(() -> config.getOptionalValue("mp.messaging.connector." + connector + ".isolation.level",
                                 String.class))
-                        .orElse("read_uncommitted (the Kafka consumer's default)");
+                        .orElse(InboxKafkaConnector.NAME.equals(connector.trim()) ? "read_committed"
+                                : "read_uncommitted (the Kafka consumer's default)");
                 if (!level.trim().equalsIgnoreCase("read_committed")) {
                     findings.add(new Finding(method, channel, level));
                 }
             }
         }
         return findings;
+    }
+
+    /**
+     * SmallRye's {@code concurrency} channel attribute runs N copies of a channel named {@code <channel>$1},
+     * {@code <channel>$2}...; a Kafka connector without {@code topic} reads the topic named after the channel, which
+     * is then the copy's name: each copy would consume a topic nobody writes to.
+     *
+     * @param config  the MicroProfile Config the connectors read their attributes from
+     * @param methods the {@code @Idempotent} methods
+     * @return the Kafka channels of those methods with {@code concurrency} set and no {@code topic}
+     */
+    static List<String> concurrencyWithoutTopic(Config config, Iterable<Method> methods) {
+        List<String> channels = new ArrayList<>();
+        for (Method method : methods) {
+            Incoming incoming = method.getAnnotation(Incoming.class);
+            if (incoming == null) {
+                continue;
+            }
+            String prefix = "mp.messaging.incoming." + incoming.value() + ".";
+            String connector = config.getOptionalValue(prefix + "connector", String.class).orElse("");
+            boolean concurrency = config.getOptionalValue(prefix + "concurrency", String.class)
+                    .filter(v -> !v.isBlank()).isPresent();
+            boolean topic = config.getOptionalValue(prefix + "topic", String.class).filter(v -> !v.isBlank())
+                    .isPresent();
+            if (connector.toLowerCase(Locale.ROOT).contains("kafka") && concurrency && !topic) {
+                channels.add(incoming.value());
+            }
+        }
+        return channels;
     }
 }

@@ -12,6 +12,10 @@
  *       (claim in the bean's transaction, redelivery, dead letters), {@code JmsMessages} (the only class naming
  *       Jakarta Messaging types);</li>
  *   <li>the claim statement: {@code InboxClaim};</li>
+ *   <li>grouped Kafka delivery (connector {@code inbox-kafka}: several records per transaction, offsets past
+ *       transaction markers): {@link io.github.jakartainbox.inbox.InboxKafkaConnector} (attributes, checks),
+ *       {@code InboxKafkaChannel} (the poll loop, groups, offsets, rebalance), {@code KafkaRecordMessage} (the
+ *       messages it emits), {@code DeliveryGroup} (how the interceptor knows it runs in a group);</li>
  *   <li>event ids, their rules and where they are read from: {@code EventIds}, {@code EventIdSource} and its
  *       implementations ({@code PayloadFieldEventIdSource}, {@code KafkaHeaderEventIdSource},
  *       {@code BeanEventIdSource}, {@code JmsPropertyEventIdSource}, {@code JmsMessageIdEventIdSource}), the SPI {@link io.github.jakartainbox.inbox.spi.EventIdExtractor};</li>

@@ -9,9 +9,13 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Random;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * One scenario's traffic and names: a fresh topic with {@value #PARTITIONS} partitions, fresh consumer groups and
@@ -42,6 +46,21 @@ final class FaultRun {
     final long startedAt = System.nanoTime();
     /** Offsets the rewind reset for group billing (records it received again), -1 when there was no rewind. */
     long rewound = -1;
+    /** The delivery mode of the order channels: {@link #GROUPED} (inbox-kafka, the default) or {@link #PER_MESSAGE}. */
+    final String mode;
+    /**
+     * Whether the records go through transactional producers: chunks in committed Kafka transactions, plain chunks
+     * between them, and after some chunks an aborted transaction of {@link #aborted} events that must never be
+     * processed (scenario 10).
+     */
+    final boolean transactional;
+    /** Events written only in aborted Kafka transactions: no consumer may process them. */
+    final List<Event> aborted = new ArrayList<>();
+
+    /** The example's default: inbox-kafka, up to group.max-size records per transaction. */
+    static final String GROUPED = "grouped";
+    /** liberty-kafka, one message per transaction (the mode before issue 11). */
+    static final String PER_MESSAGE = "per-message";
 
     /**
      * @param fault  what the scenario injects
@@ -49,6 +68,16 @@ final class FaultRun {
      * @param poison how many poison messages among them
      */
     FaultRun(String fault, int events, int poison, Random random) {
+        this(fault, events, poison, random, GROUPED, false);
+    }
+
+    /**
+     * @param mode          {@link #GROUPED} or {@link #PER_MESSAGE}
+     * @param transactional whether {@link #send} writes through transactional producers, with aborted transactions
+     */
+    FaultRun(String fault, int events, int poison, Random random, String mode, boolean transactional) {
+        this.mode = mode;
+        this.transactional = transactional;
         this.fault = fault;
         this.id = "f" + UUID.randomUUID().toString().substring(0, 8);
         this.topic = "orders.confirmed." + id;
@@ -91,6 +120,15 @@ final class FaultRun {
      *         the suite's SMTP server
      */
     Map<String, String> environment() {
+        Map<String, String> env = new HashMap<>(base());
+        if (PER_MESSAGE.equals(mode)) {
+            env.put("MP_MESSAGING_INCOMING_ORDERS_BILLING_CONNECTOR", "liberty-kafka");
+            env.put("MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_CONNECTOR", "liberty-kafka");
+        }
+        return env;
+    }
+
+    private Map<String, String> base() {
         return Map.ofEntries(Map.entry("DB_HOST", "127.0.0.1"),
                 Map.entry("DB_PORT", String.valueOf(PrivatePostgres.PORT)), Map.entry("DB_NAME", database),
                 Map.entry("DB_USER", "postgres"), Map.entry("DB_PASSWORD", "unused-with-trust-auth"),
@@ -115,10 +153,48 @@ final class FaultRun {
         return env;
     }
 
-    /** Sends the records (or the canary) and waits until the broker has them. */
+    /**
+     * Sends the records (or the canary) and waits until the broker has them. A transactional run sends chunks of 50
+     * in turn plain, in a committed Kafka transaction, and in a committed one followed by an aborted one of 3 new
+     * events (each partition then holds commit and abort markers between plain records).
+     */
     void send(List<Event> list) throws Exception {
         try (KafkaProducer<String, String> producer = SampleEvents.producer(PrivateKafka.BOOTSTRAP)) {
-            SampleEvents.send(producer, topic, list);
+            if (!transactional || list.size() == 1) {
+                SampleEvents.send(producer, topic, list);
+                return;
+            }
+            Properties p = new Properties();
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, PrivateKafka.BOOTSTRAP);
+            p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "faults-" + id);
+            try (KafkaProducer<String, String> tx = new KafkaProducer<>(p)) {
+                tx.initTransactions();
+                for (int from = 0, chunk = 0; from < list.size(); from += 50, chunk++) {
+                    List<Event> part = list.subList(from, Math.min(list.size(), from + 50));
+                    if (chunk % 3 == 0) {
+                        SampleEvents.send(producer, topic, part);
+                        continue;
+                    }
+                    tx.beginTransaction();
+                    for (Event e : part) {
+                        tx.send(new ProducerRecord<>(topic, e.orderId(), e.json()));
+                    }
+                    tx.commitTransaction();
+                    if (chunk % 3 == 2) {
+                        tx.beginTransaction();
+                        for (int i = 0; i < 3; i++) {
+                            Event ghost = SampleEvents.event(UuidV7.at(Instant.now()), id + "-aborted-" + aborted.size(),
+                                    "99.00", "EUR");
+                            aborted.add(ghost);
+                            tx.send(new ProducerRecord<>(topic, ghost.orderId(), ghost.json()));
+                        }
+                        tx.flush(); // in the log, then aborted
+                        tx.abortTransaction();
+                    }
+                }
+            }
         }
     }
 

@@ -29,6 +29,14 @@ class KafkaIsolationCheckTest {
         @Incoming("not-kafka")
         public void notKafka(String value) {
         }
+
+        @Incoming("inbox-kafka-default")
+        public void inboxKafkaDefault(String value) {
+        }
+
+        @Incoming("inbox-kafka-uncommitted")
+        public void inboxKafkaUncommitted(String value) {
+        }
     }
 
     /** A MicroProfile Config holding only the given properties (getOptionalValue is all the check uses). */
@@ -50,11 +58,29 @@ class KafkaIsolationCheckTest {
                 "mp.messaging.incoming.default-level.connector", "liberty-kafka",
                 "mp.messaging.incoming.on-connector.connector", "smallrye-kafka",
                 "mp.messaging.connector.smallrye-kafka.isolation.level", "READ_COMMITTED",
-                "mp.messaging.incoming.not-kafka.connector", "smallrye-amqp"));
+                "mp.messaging.incoming.not-kafka.connector", "smallrye-amqp",
+                "mp.messaging.incoming.inbox-kafka-default.connector", "inbox-kafka",
+                "mp.messaging.incoming.inbox-kafka-uncommitted.connector", "inbox-kafka",
+                "mp.messaging.incoming.inbox-kafka-uncommitted.isolation.level", "read_uncommitted"));
         List<Method> methods = List.of(Consumers.class.getDeclaredMethods());
         List<String> found = KafkaIsolationCheck.readUncommitted(config, methods).stream()
                 .map(KafkaIsolationCheck.Finding::channel).toList();
-        assertEquals(List.of("default-level"), found,
-                "only the Kafka channel left at the client's default, read_uncommitted");
+        assertEquals(java.util.Set.of("default-level", "inbox-kafka-uncommitted"), java.util.Set.copyOf(found),
+                "the liberty-kafka channel left at the client's default, read_uncommitted, and the inbox-kafka one "
+                        + "set to it (inbox-kafka's default is read_committed)");
+    }
+
+    @Test
+    void aKafkaChannelWithConcurrencyAndNoTopicIsFound() {
+        Config config = config(Map.of(
+                "mp.messaging.incoming.committed.connector", "liberty-kafka",
+                "mp.messaging.incoming.committed.concurrency", "4",
+                "mp.messaging.incoming.default-level.connector", "inbox-kafka",
+                "mp.messaging.incoming.default-level.concurrency", "2",
+                "mp.messaging.incoming.default-level.topic", "orders",
+                "mp.messaging.incoming.not-kafka.connector", "smallrye-amqp",
+                "mp.messaging.incoming.not-kafka.concurrency", "2"));
+        assertEquals(List.of("committed"), KafkaIsolationCheck.concurrencyWithoutTopic(config,
+                List.of(Consumers.class.getDeclaredMethods())));
     }
 }

@@ -140,13 +140,13 @@ class BillingKafkaIT {
         String nextId = UUID.randomUUID().toString();
         org.apache.kafka.clients.producer.RecordMetadata nextPosition;
         try (KafkaProducer<String, String> producer = SampleEvents.producer(BOOTSTRAP)) {
-            ProducerRecord<String, String> poison = new ProducerRecord<>("probe.events", run,
+            ProducerRecord<String, String> poison = new ProducerRecord<>(TestEnv.PROBE_TOPIC, run,
                     SampleEvents.event("ignored", run + "-poison", "5.00", "EUR").json());
             poison.headers().add("ce_id", poisonId.getBytes(StandardCharsets.UTF_8));
-            ProducerRecord<String, String> next = new ProducerRecord<>("probe.events", run,
+            ProducerRecord<String, String> next = new ProducerRecord<>(TestEnv.PROBE_TOPIC, run,
                     SampleEvents.event("ignored", run + "-next", "5.00", "EUR").json());
             next.headers().add("ce_id", nextId.getBytes(StandardCharsets.UTF_8));
-            ProducerRecord<String, String> noHeader = new ProducerRecord<>("probe.events", run,
+            ProducerRecord<String, String> noHeader = new ProducerRecord<>(TestEnv.PROBE_TOPIC, run,
                     SampleEvents.event("ignored", run + "-no-header", "5.00", "EUR").json());
             producer.send(poison);
             producer.send(noHeader);
@@ -158,7 +158,7 @@ class BillingKafkaIT {
                 + "AND event_id = ?", nextId), "the event after the poison one was processed");
         Thread.sleep(1000); // let the duplicate after it go through as well
         assertEquals(1, invoices(run + "-next"), "processed once, the duplicate skipped");
-        assertEquals("probe.events/" + nextPosition.partition() + "@" + nextPosition.offset(),
+        assertEquals(TestEnv.PROBE_TOPIC + "/" + nextPosition.partition() + "@" + nextPosition.offset(),
                 KafkaProbeConsumer.POSITIONS.get(run + "-next"),
                 "the method read the record's topic, partition and offset through the message the inbox handed it");
         assertEquals(0, invoices(run + "-poison"), "every attempt rolled back");

@@ -11,7 +11,7 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
- * Consumer "probe-kafka" on topic probe.events (channel configured in the test server.xml): takes the
+ * Consumer "probe-kafka" on the build's topic it.probe.events.<run id> (channel configured in the test server.xml): takes the
  * {@code Message}, reads its event id from the CloudEvents header {@code ce_id}, and fails on every attempt for
  * orders whose id ends with "-poison".
  */

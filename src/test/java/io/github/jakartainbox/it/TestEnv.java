@@ -24,6 +24,9 @@ public final class TestEnv {
     /** The topic the tests' servers publish {@code invoices.issued} to (the mailer's channel reads it). */
     public static final String INVOICES_TOPIC = env("MP_MESSAGING_INCOMING_INVOICES_MAILER_TOPIC", "it.invoices.issued");
 
+    /** The topic of the tests' {@code probe-kafka} channel: one per build (test server.xml, {@code it.run.id}). */
+    public static final String PROBE_TOPIC = "it.probe.events." + env("IT_RUN_ID", "local");
+
     private TestEnv() {
     }
 

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.health;
 
+import io.github.jakartainbox.inbox.InboxKafkaConnector;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -13,11 +14,12 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * Readiness check {@value #NAME}: each {@code @Idempotent} channel of the {@code liberty-kafka} connector has a
- * Kafka consumer in this server that heartbeats to its group (see {@link KafkaConsumers} for why that means it
+ * Readiness check {@value #NAME}: each {@code @Idempotent} channel of the {@code liberty-kafka} or
+ * {@code inbox-kafka} connector has a Kafka consumer in this server that heartbeats to its group (see {@link KafkaConsumers} for why that means it
  * is consuming). DOWN names the channel that stopped; liberty-kafka never restarts a channel it shut down, so
  * only a server restart (after fixing the cause) brings it back. Channels of other connectors are listed as
- * not checked.
+ * not checked. An {@code inbox-kafka} channel is also DOWN while a partition's committed offset has stayed behind
+ * the records processed from it for longer than its {@code commit-lag.alert} ({@code HEALTH0104E}).
  *
  * <p>Data, per channel {@code <channel>}: the inbox consumer, the Kafka group and client, the time since the
  * last heartbeat (ISO-8601) and the partitions assigned.
@@ -44,12 +46,14 @@ public class InboxChannelsCheck implements HealthCheck {
             String prefix = channel + ".";
             response.withData(prefix + "consumer", entry.getValue());
             String connector = IdempotentChannels.attribute(config, channel, "connector").orElse("");
-            if (!connector.equals("liberty-kafka")) {
+            boolean inboxKafka = connector.equals(InboxKafkaConnector.NAME);
+            if (!connector.equals("liberty-kafka") && !inboxKafka) {
                 response.withData(prefix + "state", "not checked (connector '" + connector + "')");
                 continue;
             }
             String group = IdempotentChannels.attribute(config, channel, "group.id").orElse(null);
-            String clientId = IdempotentChannels.attribute(config, channel, "client.id").orElse(null);
+            String clientId = IdempotentChannels.attribute(config, channel, "client.id")
+                    .orElse(inboxKafka ? "inbox-kafka-" + channel : null);
             Duration sessionTimeout = IdempotentChannels.attribute(config, channel, "session.timeout.ms")
                     .map(ms -> Duration.ofMillis(Long.parseLong(ms.trim()))).orElse(SESSION_TIMEOUT_DEFAULT);
             response.withData(prefix + "group", String.valueOf(group));
@@ -68,6 +72,13 @@ public class InboxChannelsCheck implements HealthCheck {
                                 consumer.lastHeartbeat() == null ? "never" : consumer.lastHeartbeat().toString(),
                                 sessionTimeout);
                     }
+                }
+            }
+            if (problem == null && inboxKafka) {
+                for (InboxKafkaConnector.CommitLag lag : InboxKafkaConnector.commitLag(channel)) {
+                    response.withData(prefix + "commit-lag." + lag.partition(), lag.behindFor().withNanos(0).toString());
+                    problem = Messages.format("HEALTH0104E", channel, lag.partition(),
+                            lag.behindFor().withNanos(0), lag.alertAfter());
                 }
             }
             response.withData(prefix + "state", problem == null ? "consuming" : problem);

@@ -22,7 +22,11 @@ final class Messages {
             "HEALTH0103E", "Channel {0} (consumer group {1}, client {2}) last heartbeated {3} ago, longer than its "
                     + "session timeout {4}: it is not consuming. liberty-kafka shut the channel down (log CWMRX1011E "
                     + "or CWMRX1002E, then SRMSG00201) or the broker is unreachable. Fix the cause and restart the "
-                    + "server: liberty-kafka does not restart a channel.");
+                    + "server: liberty-kafka does not restart a channel.",
+            "HEALTH0104E", "Channel {0}: the committed offset of partition {1} has stayed behind the records processed "
+                    + "from it for {2}, longer than commit-lag.alert {3}: offset commits fail (log INBOX0605W) or "
+                    + "the consumer lost its group membership. After a restart or rebalance those records are "
+                    + "delivered again (the inbox skips them). Check the broker and the consumer group.");
 
     private Messages() {
     }

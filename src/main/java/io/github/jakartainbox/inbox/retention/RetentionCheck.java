@@ -97,7 +97,8 @@ public class RetentionCheck {
     }
 
     /**
-     * Reads the figures of every {@code @Idempotent} channel of the {@code liberty-kafka} connector, logs the
+     * Reads the figures of every {@code @Idempotent} channel of the {@code liberty-kafka} or {@code inbox-kafka}
+     * connector (the first topic when a channel reads several), logs the
      * warnings, and keeps them for {@link #last()}.
      *
      * @return the figures, one per channel
@@ -107,12 +108,13 @@ public class RetentionCheck {
         List<ConsumerRetention> result = new ArrayList<>();
         for (Map.Entry<String, String> entry : channels.consumerByChannel().entrySet()) {
             String channel = entry.getKey();
-            if (!IdempotentChannels.attribute(config, channel, "connector").orElse("").equals("liberty-kafka")) {
+            String connectorName = IdempotentChannels.attribute(config, channel, "connector").orElse("");
+            if (!connectorName.equals("liberty-kafka") && !connectorName.equals("inbox-kafka")) {
                 continue;
             }
             String annotated = entry.getValue();
             String consumer = InboxConfig.consumerName(annotated);
-            String topic = IdempotentChannels.attribute(config, channel, "topic").orElse(channel);
+            String topic = IdempotentChannels.attribute(config, channel, "topic").orElse(channel).split(",")[0].trim();
             Duration inbox = InboxConfig.RETENTION.get(config, annotated);
             Optional<Duration> override = InboxConfig.TOPIC_RETENTION.find(config, annotated);
             Duration topicRetention = null;
@@ -125,7 +127,8 @@ public class RetentionCheck {
                         + " (or inbox." + InboxConfig.TOPIC_RETENTION.name() + ")";
             } else {
                 try {
-                    BrokerRetention.Figures figures = BrokerRetention.describe(clientProperties(config, channel), topic, TIMEOUT);
+                    BrokerRetention.Figures figures = BrokerRetention.describe(
+                            clientProperties(config, channel, connectorName), topic, TIMEOUT);
                     topicRetention = figures.topic();
                     offsets = figures.offsetsRetention();
                     source = figures.topic() == null ? "broker (the topic keeps records forever)" : "broker";
@@ -152,10 +155,10 @@ public class RetentionCheck {
     }
 
     /** The channel's Kafka client settings that reach the broker: address and security. */
-    private static Properties clientProperties(Config config, String channel) {
+    private static Properties clientProperties(Config config, String channel, String connectorName) {
         Properties properties = new Properties();
         String incoming = "mp.messaging.incoming." + channel + ".";
-        String connector = "mp.messaging.connector.liberty-kafka.";
+        String connector = "mp.messaging.connector." + connectorName + ".";
         for (String prefix : List.of(connector, incoming)) { // the channel's own keys win
             for (String name : config.getPropertyNames()) {
                 if (name.startsWith(prefix)) {

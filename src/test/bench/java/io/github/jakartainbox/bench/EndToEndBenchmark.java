@@ -37,22 +37,23 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * End to end, Kafka -> Liberty -> PostgreSQL: the billing handler with {@code @Idempotent} (the example's own
- * {@code BillingConsumer}) against the same handler without the inbox ({@link PlainBillingConsumer}), and a replay
- * of already-processed events (all duplicates) against first deliveries, in one run on one server.
+ * End to end, Kafka -> Liberty -> PostgreSQL: the billing handler with {@code @Idempotent} delivered per message
+ * (liberty-kafka: the example's {@code BillingConsumer} with its channel switched back) and grouped (the
+ * {@code inbox-kafka} connector, groups of up to 10 and up to 100: {@link GroupedBillingConsumers}), against the same
+ * handler without the inbox, per message ({@link PlainBillingConsumer}) and grouped; a replay of already-processed
+ * events (all duplicates); and PostgreSQL's own ceiling for the grouped work (pgbench), in one run on one server.
  *
- * <p>Server "bench" under target/liberty/wlp (the packaged billing WAR plus {@link PlainBillingConsumer}), HTTP
+ * <p>Server "bench" under target/liberty/wlp (the packaged billing WAR plus the benchmark's consumers), HTTP
  * port 9481, database inbox_bench_e2e (dropped and made afresh), the broker at 127.0.0.1:9092 with topics and
- * consumer groups named after the run. The example's {@code orders-billing} channel is pointed at the run's
- * "inbox" topic, {@code orders-analytics} at an idle topic, {@code bench-plain} at the run's "plain" topic.
+ * consumer groups named after the run, one topic of one partition per variant.
  *
  * <p>Throughput: a backlog of events is sent (in well under a second) and the time until the consumer group's
- * committed offset reaches its end is taken, from the first send. Latency: events sent at a fixed rate below
- * both variants' capacity; latency is the invoice's {@code created_at} (set in the handler, inside the
- * transaction, before the commit) minus the send time.
+ * committed offset reaches its end is taken, from the first send. Latency: events sent at a fixed rate, a low one
+ * and a high one; latency is the invoice's {@code created_at} (set in the handler, inside the transaction, before
+ * the commit) minus the send time.
  *
  * <pre>
- * bin/benchmark e2e [--events 2000] [--rounds 3] [--latency-events 500] [--rate 50] [--no-doc]
+ * bin/benchmark e2e [--events 2000] [--rounds 3] [--latency-events 500] [--rate 50] [--high-rate 400] [--no-doc]
  * </pre>
  */
 public final class EndToEndBenchmark {
@@ -88,6 +89,7 @@ public final class EndToEndBenchmark {
         int rounds = 3;
         int latencyEvents = 500;
         int rate = 50;
+        int highRate = 400;
         boolean doc = true;
         boolean batchProbe = false;
         String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
@@ -97,11 +99,12 @@ public final class EndToEndBenchmark {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--latency-events" -> latencyEvents = Integer.parseInt(args[++i]);
                 case "--rate" -> rate = Integer.parseInt(args[++i]);
+                case "--high-rate" -> highRate = Integer.parseInt(args[++i]);
                 case "--bootstrap" -> bootstrap = args[++i];
                 case "--no-doc" -> doc = false;
                 case "--batch-probe" -> batchProbe = true;
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --events N "
-                        + "--rounds N --latency-events N --rate N --bootstrap host:port --no-doc");
+                        + "--rounds N --latency-events N --rate N --high-rate N --bootstrap host:port --no-doc");
             }
         }
         EndToEndBenchmark bench = new EndToEndBenchmark(bootstrap);
@@ -116,7 +119,7 @@ public final class EndToEndBenchmark {
             return;
         }
         try {
-            String tables = bench.run(events, rounds, latencyEvents, rate);
+            String tables = bench.run(events, rounds, latencyEvents, rate, highRate);
             System.out.println();
             System.out.println(tables);
             if (doc) {
@@ -159,83 +162,129 @@ public final class EndToEndBenchmark {
                 .partitionsToOffsetAndMetadata().get());
     }
 
-    private String run(int events, int rounds, int latencyEvents, int rate) throws Exception {
+    private String run(int events, int rounds, int latencyEvents, int rate, int highRate) throws Exception {
         String loadBefore = Load.averages();
-        Variant inbox = new Variant("billing handler with @Idempotent", run + ".inbox", run + "-inbox");
-        Variant plain = new Variant("same handler without the inbox (@Transactional)", run + ".plain",
+        Variant perMessage = new Variant("per-message (liberty-kafka), @Idempotent", run + ".inbox", run + "-inbox");
+        Variant plain = new Variant("per-message (liberty-kafka), inbox off (@Transactional)", run + ".plain",
                 run + "-plain");
-        Variant two = new Variant("billing handler with @Idempotent, two channels, topic of 2 partitions", run + ".two",
-                run + "-two", 2);
+        Variant g10 = new Variant("grouped ≤ 10 (inbox-kafka), @Idempotent", run + ".g10", run + "-g10");
+        Variant g100 = new Variant("grouped ≤ 100 (inbox-kafka), @Idempotent", run + ".g100", run + "-g100");
+        Variant g100plain = new Variant("grouped ≤ 100 (inbox-kafka), inbox off (@Transactional)", run + ".g100p",
+                run + "-g100p");
+        List<Variant> variants = List.of(perMessage, plain, g10, g100, g100plain);
         String idle = run + ".idle";
-        admin.createTopics(List.of(new NewTopic(inbox.topic(), 1, (short) 1), new NewTopic(plain.topic(), 1, (short) 1),
-                new NewTopic(two.topic(), 2, (short) 1), new NewTopic(idle, 1, (short) 1))).all().get();
+        List<NewTopic> topics = new ArrayList<>();
+        variants.forEach(v -> topics.add(new NewTopic(v.topic(), 1, (short) 1)));
+        topics.add(new NewTopic(idle, 1, (short) 1));
+        admin.createTopics(topics).all().get();
         recreateDatabase();
-        writeServer(inbox, plain, idle, null, two);
+        writeServer(perMessage, plain, idle, null, null, g10, g100, g100plain);
         server("start");
         awaitReady();
 
         System.out.printf("warm-up: %d events to each variant, and a replay%n", events);
-        List<Event> warm = SampleEvents.events(run + "-warm-inbox", events);
-        drain(inbox, warm);
-        drain(plain, SampleEvents.events(run + "-warm-plain", events));
-        drain(two, SampleEvents.events(run + "-warm-two", events));
-        drain(inbox, warm);
+        List<Event> warm = SampleEvents.events(run + "-warm-g100", events);
+        for (Variant v : variants) {
+            drain(v, v == g100 ? warm : SampleEvents.events(run + "-warm-" + v.group(), events));
+        }
+        drain(g100, warm);
 
         Map<String, List<Double>> rates = new LinkedHashMap<>();
-        String replayLabel = "billing handler with @Idempotent, replay (all duplicates)";
+        String replayLabel = "grouped ≤ 100, @Idempotent, replay (all duplicates)";
         for (int r = 1; r <= rounds; r++) {
-            String firstPrefix = run + "-r" + r + "-inbox";
-            String otherPrefix = run + "-r" + r + "-plain";
-            List<Event> first = SampleEvents.events(firstPrefix, events);
-            List<Event> other = SampleEvents.events(otherPrefix, events);
-            if (r % 2 == 1) {
-                rates.computeIfAbsent(inbox.label(), k -> new ArrayList<>()).add(drain(inbox, first));
-                rates.computeIfAbsent(plain.label(), k -> new ArrayList<>()).add(drain(plain, other));
-            } else {
-                rates.computeIfAbsent(plain.label(), k -> new ArrayList<>()).add(drain(plain, other));
-                rates.computeIfAbsent(inbox.label(), k -> new ArrayList<>()).add(drain(inbox, first));
+            List<Variant> order = new ArrayList<>(variants);
+            if (r % 2 == 0) {
+                java.util.Collections.reverse(order);
             }
-            rates.computeIfAbsent(replayLabel, k -> new ArrayList<>()).add(drain(inbox, first));
-            rates.computeIfAbsent(two.label(), k -> new ArrayList<>())
-                    .add(drain(two, SampleEvents.events(run + "-r" + r + "-two", events)));
+            List<Event> g100events = null;
+            for (Variant v : order) {
+                List<Event> list = SampleEvents.events(run + "-r" + r + "-" + v.group(), events);
+                if (v == g100) {
+                    g100events = list;
+                }
+                rates.computeIfAbsent(v.label(), k -> new ArrayList<>()).add(drain(v, list));
+            }
+            rates.computeIfAbsent(replayLabel, k -> new ArrayList<>()).add(drain(g100, g100events));
             System.out.printf("round %d of %d: %s%n", r, rounds, rates);
         }
 
-        Map<String, double[]> latency = new LinkedHashMap<>();
-        latency.put(inbox.label(), latency(inbox, latencyEvents, rate));
-        latency.put(plain.label(), latency(plain, latencyEvents, rate));
+        Map<String, double[]> low = new LinkedHashMap<>();
+        Map<String, double[]> high = new LinkedHashMap<>();
+        for (Variant v : variants) {
+            low.put(v.label(), latency(v, latencyEvents, rate, "low"));
+            high.put(v.label(), latency(v, latencyEvents, highRate, "high"));
+        }
+        double[] ceiling = pgbenchCeiling();
         String loadAfter = Load.averages();
         long invoices = count("SELECT count(*) FROM invoice");
-        long expected = (long) events * (rounds * 3 + 3) + latencyEvents * 2L;
-        return table(events, rounds, latencyEvents, rate, rates, latency, replayLabel, inbox, plain, two, invoices,
-                expected, loadBefore, loadAfter);
+        long expected = (long) events * (rounds * variants.size() + variants.size()) + latencyEvents * 2L * variants.size();
+        return table(events, rounds, latencyEvents, rate, highRate, rates, low, high, replayLabel, perMessage, g100,
+                g100plain, ceiling, invoices, expected, loadBefore, loadAfter);
     }
 
-    private String table(int events, int rounds, int latencyEvents, int rate, Map<String, List<Double>> rates,
-                         Map<String, double[]> latency, String replayLabel, Variant inbox, Variant plain,
-                         Variant two, long invoices, long expected, String loadBefore, String loadAfter) throws Exception {
+    /**
+     * PostgreSQL's ceiling for the grouped work: pgbench running, per transaction, 100 times the claim's INSERT and
+     * an invoice INSERT (what a group of 100 does, without Java, Liberty or Kafka), with 1 client and with 4.
+     *
+     * @return events per second with 1 client and with 4; NaN when pgbench is missing
+     */
+    private double[] pgbenchCeiling() throws Exception {
+        if (!Pgbench.available()) {
+            return new double[] {Double.NaN, Double.NaN};
+        }
+        StringBuilder script = new StringBuilder("\\set base random(1, 2000000000)\nBEGIN;\n");
+        for (int i = 0; i < 100; i++) {
+            script.append("INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) VALUES ('pgbench', ")
+                    .append("(:base)::text || '-").append(i).append("', NULL, now()) ON CONFLICT DO NOTHING;\n")
+                    .append("INSERT INTO invoice (order_id, event_id, customer_email, amount, currency, created_at) ")
+                    .append("VALUES ('pgbench', (:base)::text || '-").append(i)
+                    .append("', 'pgbench@example.com', 1.00, 'EUR', now());\n");
+        }
+        script.append("COMMIT;\n");
+        Pgbench pgbench = new Pgbench(DB, "e2e-group", script.toString());
+        double one = pgbench.run(1, 10) * 100;
+        double four = pgbench.run(4, 10) * 100;
+        try (Connection c = source(DB).getConnection(); Statement st = c.createStatement()) {
+            st.execute("DELETE FROM invoice WHERE order_id = 'pgbench'");
+            st.execute("DELETE FROM inbox WHERE consumer = 'pgbench'");
+        }
+        return new double[] {one, four};
+    }
+
+    private String table(int events, int rounds, int latencyEvents, int rate, int highRate,
+                         Map<String, List<Double>> rates, Map<String, double[]> low, Map<String, double[]> high,
+                         String replayLabel, Variant perMessage, Variant g100, Variant g100plain, double[] ceiling,
+                         long invoices, long expected, String loadBefore, String loadAfter) throws Exception {
         StringBuilder out = new StringBuilder();
         out.append(String.format("Run %s on %s, PostgreSQL %s, Open Liberty %s (one server, datasource pool %s), "
-                        + "Kafka broker at %s (topic of 1 partition per variant, 2 for the two-channel one). Load averages (1, 5, 15 min) before: %s; "
+                        + "Kafka broker at %s (topic of 1 partition per variant). Load averages (1, 5, 15 min) before: %s; "
                         + "after: %s. Throughput: %d rounds of %,d events per variant after a warm-up round, variants "
-                        + "alternating. Latency: %,d events per variant at %d a second.%n%n", Load.now(), Load.machine(),
-                pgVersion(), System.getProperty("liberty.runtime.version", "26.0.0.3"), "20", bootstrap, loadBefore,
-                loadAfter, rounds, events, latencyEvents, rate));
-        out.append("| variant | messages per second, median (min–max) | p50 latency ms | p99 latency ms |\n");
+                        + "alternating. Latency: %,d events per variant at %d a second (low) and at %d a second (high).%n%n",
+                Load.now(), Load.machine(), pgVersion(), System.getProperty("liberty.runtime.version", "26.0.0.3"),
+                "20", bootstrap, loadBefore, loadAfter, rounds, events, latencyEvents, rate, highRate));
+        out.append(String.format("| variant | messages per second, median (min–max) | p50 / p99 ms at %d/s "
+                + "| p50 / p99 ms at %d/s |%n", rate, highRate));
         out.append("| --- | ---: | ---: | ---: |\n");
         rates.forEach((label, values) -> {
-            double[] l = latency.get(label);
+            double[] l = low.get(label);
+            double[] h = high.get(label);
             out.append(String.format("| %s | %s | %s | %s |%n", label, Spread.of(values).rate(),
-                    l == null ? "–" : String.format("%.1f", l[0]), l == null ? "–" : String.format("%.1f", l[1])));
+                    l == null ? "–" : String.format("%.1f / %.1f", l[0], l[1]),
+                    h == null ? "–" : String.format("%.1f / %.1f", h[0], h[1])));
         });
-        double on = Spread.of(rates.get(inbox.label())).median();
-        double off = Spread.of(rates.get(plain.label())).median();
+        out.append(String.format("| pgbench, 100 × (claim + invoice INSERT) per transaction, 1 client / 4 clients "
+                + "| %,.0f / %,.0f events/s | – | – |%n", ceiling[0], ceiling[1]));
+        out.append("| grouped with a multi-row claim | not built | – | – |\n");
+        double perMsg = Spread.of(rates.get(perMessage.label())).median();
+        double grouped = Spread.of(rates.get(g100.label())).median();
+        double groupedOff = Spread.of(rates.get(g100plain.label())).median();
         double replay = Spread.of(rates.get(replayLabel)).median();
-        double parallel = Spread.of(rates.get(two.label())).median();
-        out.append(String.format("%nRatios of medians: with ÷ without the inbox, throughput **%.2f**; "
-                        + "replay ÷ first delivery (both with the inbox) **%.2f**; two channels ÷ one **%.2f**; "
-                        + "p50 latency with ÷ without %.2f, p99 %.2f.%n", on / off, replay / on, parallel / on, latency.get(inbox.label())[0] / latency.get(plain.label())[0],
-                latency.get(inbox.label())[1] / latency.get(plain.label())[1]));
+        out.append(String.format("%nRatios of medians against the issue's targets: grouped ≤ 100 ÷ per-message "
+                        + "**%.2f** (target ≥ 5); grouped with ÷ without the inbox **%.2f** (target ≥ 0.95); grouped ÷ "
+                        + "pgbench ceiling (4 clients) **%.2f** (target ≥ 0.35; ÷ 1 client %.2f); replay ÷ first "
+                        + "delivery, grouped **%.2f**; p50 latency at %d/s grouped ≤ 100 ÷ per-message %.2f.%n",
+                grouped / perMsg, grouped / groupedOff, grouped / ceiling[1], grouped / ceiling[0], replay / grouped,
+                rate, low.get(g100.label())[0] / low.get(perMessage.label())[0]));
         out.append(String.format("%nCheck: %,d invoices in the database for %,d first deliveries (replays made none: %s).%n",
                 invoices, expected, invoices == expected ? "yes" : "NO"));
         return out.toString();
@@ -257,8 +306,8 @@ public final class EndToEndBenchmark {
     }
 
     /** Sends events at a fixed rate; returns p50 and p99 of invoice created_at minus send time, in ms. */
-    private double[] latency(Variant variant, int count, int rate) throws Exception {
-        List<Event> events = SampleEvents.events(run + "-lat-" + variant.group(), count);
+    private double[] latency(Variant variant, int count, int rate, String tag) throws Exception {
+        List<Event> events = SampleEvents.events(run + "-lat" + tag + "-" + variant.group(), count);
         Map<String, Instant> sentAt = new HashMap<>();
         List<Future<RecordMetadata>> sent = new ArrayList<>();
         long interval = 1_000_000_000L / rate;
@@ -282,7 +331,7 @@ public final class EndToEndBenchmark {
         int n = 0;
         try (Connection c = source(DB).getConnection();
              PreparedStatement q = c.prepareStatement("SELECT event_id, created_at FROM invoice WHERE order_id LIKE ?")) {
-            q.setString(1, run + "-lat-" + variant.group() + "-%");
+            q.setString(1, run + "-lat" + tag + "-" + variant.group() + "-%");
             try (ResultSet rs = q.executeQuery()) {
                 while (rs.next()) {
                     Instant created = rs.getObject(2, OffsetDateTime.class).toInstant();
@@ -327,7 +376,8 @@ public final class EndToEndBenchmark {
         v.put(prefix + "enable.auto.commit", "false");
     }
 
-    private void writeServer(Variant inbox, Variant plain, String idle, Variant batch, Variant two) throws Exception {
+    private void writeServer(Variant inbox, Variant plain, String idle, Variant batch, Variant two,
+                             Variant... grouped) throws Exception {
         Path dir = WLP.resolve("usr/servers/" + SERVER);
         Files.createDirectories(dir.resolve("dropins"));
         StringBuilder vars = new StringBuilder();
@@ -341,6 +391,17 @@ public final class EndToEndBenchmark {
         v.put("mp.messaging.incoming.orders-analytics.topic", idle);
         v.put("mp.messaging.incoming.orders-analytics.group.id", idle);
         channel(v, "bench-plain", plain);
+        if (grouped.length == 3) {
+            // the per-message variant: the example's channel back on liberty-kafka
+            v.put("mp.messaging.incoming.orders-billing.connector", "liberty-kafka");
+            String[] names = {"bench-g10", "bench-g100", "bench-g100-plain"};
+            int[] sizes = {10, 100, 100};
+            for (int i = 0; i < 3; i++) {
+                channel(v, names[i], grouped[i]);
+                v.put("mp.messaging.incoming." + names[i] + ".connector", "inbox-kafka");
+                v.put("mp.messaging.incoming." + names[i] + ".group.max-size", Integer.toString(sizes[i]));
+            }
+        }
         for (String channel : two == null ? List.<String>of() : List.of("bench-two-a", "bench-two-b")) {
             channel(v, channel, two);
         }
@@ -365,6 +426,9 @@ public final class EndToEndBenchmark {
         }
         if (two != null) {
             war.addClass(TwoChannelBillingConsumer.class);
+        }
+        if (grouped.length > 0) {
+            war.addClass(GroupedBillingConsumers.class);
         }
         war.as(ZipExporter.class).exportTo(dir.resolve("dropins/billing.war").toFile(), true);
     }
