@@ -73,7 +73,7 @@ enum InboxMessage {
     INBOX0401E(Level.SEVERE, "limit must be 1 to {0}, got {1}."),
 
     INBOX0800E(Level.SEVERE, "The inbox datasource {0} is an XA datasource (type=\"javax.sql.XADataSource\"), but its PostgreSQL server has max_prepared_transactions = {1}: every two-phase commit would fail at PREPARE TRANSACTION. Set max_prepared_transactions in postgresql.conf to at least max_connections (or at least the XA pools'' maxPoolSize summed over every server using this database) and restart PostgreSQL; or, when the inbox and the business data share this one database and no other resource joins the transaction, use type=\"javax.sql.ConnectionPoolDataSource\" (one-phase commit, README \"XA (optional)\")."),
-    INBOX0801E(Level.SEVERE, "Constraint {0} of table inbox (datasource {1}) is DEFERRABLE: INSERT ... ON CONFLICT cannot use a deferrable constraint as its arbiter, and a violation checked at commit would fail the prepare phase of a two-phase commit (a rollback or a heuristic outcome) instead of being skipped as a duplicate. Make it immediate again: ALTER TABLE inbox ALTER CONSTRAINT {0} NOT DEFERRABLE."),
+    INBOX0801E(Level.SEVERE, "Constraint {0} of table inbox (datasource {1}) is DEFERRABLE: INSERT ... ON CONFLICT cannot use a deferrable constraint as its arbiter, and a violation checked at commit would fail the prepare phase of a two-phase commit (a rollback or a heuristic outcome) instead of being skipped as a duplicate. Make it anew without DEFERRABLE (PostgreSQL cannot alter a key''s deferrability), in a quiet moment: {2}"),
     INBOX0802I(Level.INFO, "The inbox datasource {0} is an XA datasource; its PostgreSQL server allows {1} prepared transactions (max_prepared_transactions).");
 
     private final Level level;

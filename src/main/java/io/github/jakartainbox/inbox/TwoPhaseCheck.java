@@ -29,8 +29,24 @@ import javax.sql.XADataSource;
 final class TwoPhaseCheck {
 
     /** The inbox's unique and primary-key constraints that are deferrable. */
-    static final String DEFERRABLE_SQL = "SELECT conname FROM pg_constraint WHERE conrelid = 'inbox'::regclass "
-            + "AND contype IN ('p', 'u') AND condeferrable ORDER BY conname";
+    static final String DEFERRABLE_SQL = "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+            + "WHERE conrelid = 'inbox'::regclass AND contype IN ('p', 'u') AND condeferrable ORDER BY conname";
+
+    /**
+     * A deferrable key of the inbox.
+     *
+     * @param name       its name
+     * @param definition its definition as {@code pg_get_constraintdef} gives it, e.g.
+     *                   {@code PRIMARY KEY (consumer, event_id) DEFERRABLE}
+     */
+    record Deferrable(String name, String definition) {
+
+        /** @return the statement that makes it anew, immediate: PostgreSQL alters only a foreign key's deferrability */
+        String fix() {
+            String immediate = definition.replaceAll("(?i)\\s+(NOT\\s+)?DEFERRABLE.*$", "");
+            return "ALTER TABLE inbox DROP CONSTRAINT " + name + ", ADD CONSTRAINT " + name + " " + immediate;
+        }
+    }
 
     private TwoPhaseCheck() {
     }
@@ -41,17 +57,17 @@ final class TwoPhaseCheck {
      * @param jndiName                the inbox datasource's JNDI name ({@code inbox.datasource})
      * @param xa                      whether the datasource is an XA datasource
      * @param maxPreparedTransactions PostgreSQL's {@code max_prepared_transactions} of that database's server
-     * @param deferrable              the names of the inbox's deferrable unique constraints
+     * @param deferrable              the inbox's deferrable unique and primary-key constraints
      * @return the problems, each a catalogue message (INBOX0800E, INBOX0801E); empty when the datasource may serve
      */
-    static List<String> problems(String jndiName, boolean xa, int maxPreparedTransactions, List<String> deferrable) {
+    static List<String> problems(String jndiName, boolean xa, int maxPreparedTransactions, List<Deferrable> deferrable) {
         List<String> problems = new ArrayList<>();
         if (xa && maxPreparedTransactions <= 0) {
             problems.add(InboxLog.format(InboxMessage.INBOX0800E, jndiName,
                     String.valueOf(maxPreparedTransactions)));
         }
-        for (String constraint : deferrable) {
-            problems.add(InboxLog.format(InboxMessage.INBOX0801E, constraint, jndiName));
+        for (Deferrable constraint : deferrable) {
+            problems.add(InboxLog.format(InboxMessage.INBOX0801E, constraint.name(), jndiName, constraint.fix()));
         }
         return problems;
     }
@@ -80,7 +96,7 @@ final class TwoPhaseCheck {
     static List<String> check(DataSource dataSource, String jndiName) throws SQLException {
         boolean xa = isXa(dataSource);
         int maxPrepared;
-        List<String> deferrable = new ArrayList<>();
+        List<Deferrable> deferrable = new ArrayList<>();
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             try (ResultSet rs = statement.executeQuery("SELECT current_setting('max_prepared_transactions')::int")) {
                 rs.next();
@@ -88,7 +104,7 @@ final class TwoPhaseCheck {
             }
             try (ResultSet rs = statement.executeQuery(DEFERRABLE_SQL)) {
                 while (rs.next()) {
-                    deferrable.add(rs.getString(1));
+                    deferrable.add(new Deferrable(rs.getString(1), rs.getString(2)));
                 }
             }
         }

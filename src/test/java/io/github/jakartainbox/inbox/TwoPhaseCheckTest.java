@@ -37,20 +37,26 @@ class TwoPhaseCheckTest {
     @Test
     void aDeferrableInboxKeyIsRefusedInEveryModeNamingTheConstraint() {
         for (boolean xa : new boolean[] {true, false}) {
-            List<String> problems = TwoPhaseCheck.problems("jdbc/inbox", xa, 10, List.of("inbox_pkey"));
+            List<String> problems = TwoPhaseCheck.problems("jdbc/inbox", xa, 10, List.of(new TwoPhaseCheck.Deferrable(
+                    "inbox_pkey", "PRIMARY KEY (consumer, event_id) DEFERRABLE INITIALLY DEFERRED")));
             assertEquals(1, problems.size());
             assertTrue(problems.get(0).startsWith("INBOX0801E: Constraint inbox_pkey of table inbox (datasource "
                     + "jdbc/inbox) is DEFERRABLE"), problems.get(0));
-            assertTrue(problems.get(0).contains("ALTER TABLE inbox ALTER CONSTRAINT inbox_pkey NOT DEFERRABLE"),
-                    problems.get(0));
+            assertTrue(problems.get(0).endsWith("ALTER TABLE inbox DROP CONSTRAINT inbox_pkey, ADD CONSTRAINT "
+                    + "inbox_pkey PRIMARY KEY (consumer, event_id)"), problems.get(0));
         }
     }
 
     @Test
     void bothProblemsAreReportedTogether() {
-        List<String> problems = TwoPhaseCheck.problems("jdbc/inbox", true, 0, List.of("inbox_pkey", "other_key"));
+        List<String> problems = TwoPhaseCheck.problems("jdbc/inbox", true, 0, List.of(
+                new TwoPhaseCheck.Deferrable("inbox_pkey", "PRIMARY KEY (consumer, event_id, event_month) DEFERRABLE"),
+                new TwoPhaseCheck.Deferrable("other_key", "UNIQUE (event_id) DEFERRABLE INITIALLY IMMEDIATE")));
         assertEquals(List.of("INBOX0800E", "INBOX0801E", "INBOX0801E"),
                 problems.stream().map(p -> p.substring(0, 10)).toList());
+        assertTrue(problems.get(1).endsWith("ADD CONSTRAINT inbox_pkey PRIMARY KEY (consumer, event_id, event_month)"),
+                problems.get(1));
+        assertTrue(problems.get(2).endsWith("ADD CONSTRAINT other_key UNIQUE (event_id)"), problems.get(2));
     }
 
     @Test
