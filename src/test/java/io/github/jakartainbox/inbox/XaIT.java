@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -195,7 +197,14 @@ class XaIT {
         }
         long processed = 0;
         for (CompletableFuture<HttpResponse<String>> call : calls) {
-            String body = call.get().body();
+            String body;
+            try {
+                body = call.get(90, TimeUnit.SECONDS).body();
+            } catch (TimeoutException e) {
+                throw new AssertionError("a racing delivery has no answer after 90 s; PostgreSQL's sessions: "
+                        + postgres.texts("postgres", "SELECT datname || ' ' || state || ' ' || coalesce(wait_event, '')"
+                        + " || ' ' || left(query, 80) FROM pg_stat_activity WHERE datname LIKE 'billing_it_xa%'"));
+            }
             assertTrue(body.equals("processed") || body.equals("skipped"), body);
             processed += body.equals("processed") ? 1 : 0;
         }
@@ -264,13 +273,14 @@ class XaIT {
     @Order(8)
     void afterAKillBetweenPrepareAndCommitRecoveryCommitsTheEventOnce() throws Exception {
         String eventId = id();
+        String order = id();
         postgres.execute("postgres", "ALTER SYSTEM SET synchronous_standby_names = 'xa_standby_never_connects'",
                 "SELECT pg_reload_conf()");
         String blocked;
         String inDoubt;
         try {
             CompletableFuture<HttpResponse<String>> call = server.postAsync("/xa/xa/ledger?fault=HOLD_COMMIT",
-                    event(eventId, id()));
+                    event(eventId, order));
             long deadline = System.nanoTime() + WAIT.toNanos();
             List<String> waiting = List.of();
             while (System.nanoTime() < deadline) {
@@ -310,7 +320,9 @@ class XaIT {
         assertEquals(1, effect(INBOX_DB, eventId), "the inbox row, once");
         assertEquals(1, effect(LEDGER_DB, eventId), "the ledger row, once");
         System.out.println("recovery: " + server.logLines("WTRN"));
-        assertEquals("skipped", ledger(eventId, id(), "NONE"), "delivered again: a duplicate");
+        assertEquals("skipped", ledger(eventId, order, "NONE"), "delivered again: a duplicate");
+        assertEquals(0, postgres.number(INBOX_DB, "SELECT count(*) FROM inbox_dead_letter WHERE event_id = '"
+                + eventId + "'"), "nothing dead-lettered");
         assertEquals(1, effect(LEDGER_DB, eventId));
     }
 

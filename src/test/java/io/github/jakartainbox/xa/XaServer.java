@@ -36,7 +36,13 @@ public final class XaServer {
     private final int httpPort;
     private final Map<String, String> environment;
     private final Path dir;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /**
+     * HTTP/1.1 only: by default the JDK client asks a plain-HTTP server to upgrade to HTTP/2 (h2c), which Liberty's
+     * servlet-6.0 accepts; with many requests at once, some then went unanswered for minutes until another request
+     * came (seen once in XaIT's racing duplicates on a loaded machine: no claim ran for them in that time).
+     */
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
 
     /**
      * Creates the server directory afresh (no transaction log, no messaging store), killing a server of that name an
