@@ -54,7 +54,8 @@ class XaIT {
     private static final String INBOX_DB = "billing_it_xa_inbox";
     private static final String LEDGER_DB = "billing_it_xa_ledger";
     private static final String DEFERRABLE_DB = "billing_it_xa_deferrable";
-    private static final String MPT0_DB = "billing_it_xa_mpt0";
+    /** On the shared PostgreSQL: named after the HTTP port, so that checkouts running at once do not share it. */
+    private static final String MPT0_DB = "billing_it_xa_mpt0_" + HTTP_PORT;
     private static final Duration WAIT = Duration.ofMinutes(2);
 
     private static XaPostgres postgres;
@@ -87,7 +88,7 @@ class XaIT {
         }
 
         server = new XaServer(WLP, WAR, "inbox-xa-" + HTTP_PORT, HTTP_PORT, Map.of("XA_PG_PORT",
-                String.valueOf(PG_PORT)));
+                String.valueOf(PG_PORT), "XA_MPT0_DB", MPT0_DB));
         server.deploy("xa", Map.of("inbox.datasource", "jdbc/inbox"));
         server.deploy("mpt0", Map.of("inbox.datasource", "jdbc/mpt0"));
         server.deploy("deferrable", Map.of("inbox.datasource", "jdbc/deferrable"));
@@ -101,6 +102,10 @@ class XaIT {
         }
         if (postgres != null) {
             postgres.stop();
+        }
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/postgres", "postgres", "");
+             Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + MPT0_DB + " WITH (FORCE)");
         }
     }
 
