@@ -9,6 +9,7 @@ import jakarta.interceptor.Interceptor;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.logging.Level;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
@@ -63,9 +64,10 @@ class InboxDatabase {
     /**
      * @return the JTA datasource holding the inbox
      * @throws IllegalStateException when the datasource is not in JNDI or the tables are missing (message
-     *                               INBOX0002E or INBOX0003E says what to do); with a {@link
-     *                               DatabaseUnavailableException} as its cause when no connection could be had to
-     *                               make or check them (an outage: try again later)
+     *                               INBOX0002E or INBOX0003E says what to do), or when it cannot serve a
+     *                               two-phase commit or an ON CONFLICT claim (INBOX0800E, INBOX0801E:
+     *                               {@link TwoPhaseCheck}); with a {@link DatabaseUnavailableException} as its cause
+     *                               when no connection could be had to make or check them (an outage: try again later)
      */
     DataSource dataSource() {
         DataSource ready = dataSource;
@@ -140,6 +142,15 @@ class InboxDatabase {
             checkMode(found, monthly);
         } catch (SQLException | RuntimeException e) {
             throw logged(InboxLog.format(InboxMessage.INBOX0003E, jndiName, e.toString()), e);
+        }
+        List<String> problems;
+        try {
+            problems = TwoPhaseCheck.check(found, jndiName);
+        } catch (SQLException e) {
+            throw logged(InboxLog.format(InboxMessage.INBOX0003E, jndiName, e.toString()), e);
+        }
+        if (!problems.isEmpty()) {
+            throw logged(String.join(" ", problems), null);
         }
         partitioned = monthly;
         dataSource = found;

@@ -11,7 +11,7 @@ import java.util.logging.Level;
  *
  * <p>Ranges: 00xx deployment and configuration, 01xx duplicates, 02xx delivery failures and dead letters, 03xx
  * purge and partitions, 04xx the operator API, 06xx the {@code inbox-kafka} connector, 07xx message-driven beans
- * (Jakarta Messaging).
+ * (Jakarta Messaging), 08xx two-phase commit (XA).
  */
 enum InboxMessage {
 
@@ -94,7 +94,11 @@ enum InboxMessage {
     INBOX0707E(Level.SEVERE, "Consumer {0}, JMS message {1}: failed {2} time(s) for the event''s own reason; dead-lettered at this delivery ({3}, JMSXDeliveryCount) without calling the method. Last failure: {4}"),
     INBOX0708E(Level.SEVERE, "Consumer {0}, JMS message {1}: dead-lettered; the message is consumed (the message-driven bean''s transaction commits its consumption, nothing else). Reason: {2}"),
     INBOX0709E(Level.SEVERE, "Consumer {0}, JMS message {1}: could not record the dead letter ({2}); the transaction rolls back, the message stays on its queue and the next delivery tries again."),
-    INBOX0710E(Level.SEVERE, "Consumer {0}, JMS message {1}: the message-driven bean''s transaction did not commit after the method returned (JTA status {2}): a deferred constraint, a flush at commit or the commit itself failed. Counted as a failed attempt; the message is redelivered.");
+    INBOX0710E(Level.SEVERE, "Consumer {0}, JMS message {1}: the message-driven bean''s transaction did not commit after the method returned (JTA status {2}): a deferred constraint, a flush at commit or the commit itself failed. Counted as a failed attempt; the message is redelivered."),
+
+    INBOX0800E(Level.SEVERE, "The inbox datasource {0} is an XA datasource (type=\"javax.sql.XADataSource\"), but its PostgreSQL server has max_prepared_transactions = {1}: every two-phase commit would fail at PREPARE TRANSACTION. Set max_prepared_transactions in postgresql.conf to at least max_connections (or at least the XA pools'' maxPoolSize summed over every server using this database) and restart PostgreSQL; or, when the inbox and the business data share this one database and no other resource joins the transaction, use type=\"javax.sql.ConnectionPoolDataSource\" (one-phase commit, README \"XA (optional)\")."),
+    INBOX0801E(Level.SEVERE, "Constraint {0} of table inbox (datasource {1}) is DEFERRABLE: INSERT ... ON CONFLICT cannot use a deferrable constraint as its arbiter, and a violation checked at commit would fail the prepare phase of a two-phase commit (a rollback or a heuristic outcome) instead of being skipped as a duplicate. Make it anew without DEFERRABLE (PostgreSQL cannot alter a key''s deferrability), in a quiet moment: {2}"),
+    INBOX0802I(Level.INFO, "The inbox datasource {0} is an XA datasource; its PostgreSQL server allows {1} prepared transactions (max_prepared_transactions).");
 
     private final Level level;
     private final String pattern;

@@ -30,7 +30,8 @@
  *   <li>configuration, every key with its default: {@link io.github.jakartainbox.inbox.InboxConfig};</li>
  *   <li>log lines and error texts with their ids: {@code InboxMessage};</li>
  *   <li>figures for operators: {@link io.github.jakartainbox.inbox.InboxStatistics};</li>
- *   <li>the tables: {@code InboxDatabase} and the migrations in {@code io/github/jakartainbox/inbox/db/migration}.</li>
+ *   <li>the tables: {@code InboxDatabase} and the migrations in {@code io/github/jakartainbox/inbox/db/migration};</li>
+ *   <li>the start-up checks for two-phase commit (XA) and a deferrable inbox key: {@code TwoPhaseCheck}.</li>
  * </ul>
  *
  * <p>Public types are the API; everything else is package-private and may change.
