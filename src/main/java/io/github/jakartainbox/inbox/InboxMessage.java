@@ -10,7 +10,7 @@ import java.util.logging.Level;
  * or a dead-letter reason carries its id at the start of the text. README lists them all (a unit test keeps it so).
  *
  * <p>Ranges: 00xx deployment and configuration, 01xx duplicates, 02xx delivery failures and dead letters, 03xx
- * purge and partitions, 04xx the operator API.
+ * purge and partitions, 04xx the operator API, 05xx tracing.
  */
 enum InboxMessage {
 
@@ -70,7 +70,10 @@ enum InboxMessage {
     INBOX0307E(Level.SEVERE, "InboxPurge.purgeExpired() must not run inside a transaction: each batch commits on its own. Call it from a method without a transaction (the timer does)."),
     INBOX0308E(Level.SEVERE, "Cannot read the purge state (table inbox_purge_state): {0}"),
 
-    INBOX0401E(Level.SEVERE, "limit must be 1 to {0}, got {1}.");
+    INBOX0401E(Level.SEVERE, "limit must be 1 to {0}, got {1}."),
+
+    INBOX0500I(Level.INFO, "Inbox tracing is on: each delivery through @Idempotent gets an OpenTelemetry span (instrumentation scope {0}); spans are exported only while the OpenTelemetry SDK is enabled (otel.sdk.disabled=false)."),
+    INBOX0501I(Level.INFO, "Inbox tracing is off: {0}. To trace deliveries enable the mpTelemetry-2.0 feature and give the application third-party API visibility (<classloader apiTypeVisibility=\"+third-party\"/>).");
 
     private final Level level;
     private final String pattern;
