@@ -1,12 +1,12 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.tracing.DeliveryOutcome;
+import io.github.jakartainbox.inbox.tracing.DeliverySpan;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
-import io.github.jakartainbox.inbox.tracing.DeliveryOutcome;
-import io.github.jakartainbox.inbox.tracing.DeliverySpan;
 import java.lang.reflect.Method;
 import java.time.LocalDate;
 import java.util.concurrent.CompletableFuture;

@@ -14,10 +14,10 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
  * Tracing of deliveries through {@code @Idempotent}, when the application can use OpenTelemetry: the
- * {@code mpTelemetry-2.0} feature is enabled and the application sees third-party APIs
- * ({@code <classloader apiTypeVisibility="+third-party"/>}, the visibility Liberty gives the OpenTelemetry API). Otherwise
- * {@link DeliveryTracer#NONE}: no span, no allocation, and no OpenTelemetry class is ever loaded, so the inbox runs in
- * a server without MicroProfile Telemetry. The choice is made once, logged (INBOX0500I / INBOX0501I), and holds
+ * {@code mpTelemetry-2.0} feature is enabled, its SDK too ({@code otel.sdk.disabled=false}), and the application sees
+ * third-party APIs ({@code <classloader apiTypeVisibility="+third-party"/>}, the type Liberty gives the OpenTelemetry
+ * API). Otherwise {@link DeliveryTracer#NONE}: no span and no allocation; and without the API no OpenTelemetry class
+ * is ever loaded, so the inbox runs in a server without MicroProfile Telemetry. The choice is made once, logged (INBOX0500I / INBOX0501I), and holds
  * until the application restarts.
  *
  * <p>This bean names no OpenTelemetry type in its fields or signatures: {@link OpenTelemetryDeliveryTracer}, which
@@ -60,6 +60,11 @@ public class InboxTracing {
             return DeliveryTracer.NONE;
         }
         DeliveryTracer found = OpenTelemetryTracers.of(openTelemetry.get());
+        if (found == null) {
+            InboxLog.log(InboxMessage.INBOX0501I, "the OpenTelemetry SDK is disabled (otel.sdk.disabled is true, its "
+                    + "default; set otel.sdk.disabled=false in the environment or bootstrap.properties)");
+            return DeliveryTracer.NONE;
+        }
         InboxLog.log(InboxMessage.INBOX0500I, OpenTelemetryDeliveryTracer.SCOPE);
         return found;
     }
@@ -86,10 +91,18 @@ public class InboxTracing {
         tracer.injectCurrent(carrier);
     }
 
-    /** Keeps the OpenTelemetry type out of {@link InboxTracing}'s own bytecode: loaded on the first call only. */
-    private static final class OpenTelemetryTracers {
-        static DeliveryTracer of(Object openTelemetry) {
-            return new OpenTelemetryDeliveryTracer((io.opentelemetry.api.OpenTelemetry) openTelemetry);
+    /** Keeps the OpenTelemetry types out of {@link InboxTracing}'s own bytecode: loaded on the first call only. */
+    static final class OpenTelemetryTracers {
+        /**
+         * @return the tracer, {@code null} when the instance is the no-op one (Liberty's while the SDK is disabled:
+         *         {@code OpenTelemetry.noop()}): its spans would record nothing and pass nothing on, at a cost
+         */
+        static DeliveryTracer of(Object bean) {
+            io.opentelemetry.api.OpenTelemetry openTelemetry = (io.opentelemetry.api.OpenTelemetry) bean;
+            if (openTelemetry.getTracerProvider() == io.opentelemetry.api.trace.TracerProvider.noop()) {
+                return null;
+            }
+            return new OpenTelemetryDeliveryTracer(openTelemetry);
         }
     }
 }

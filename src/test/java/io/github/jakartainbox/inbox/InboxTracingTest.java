@@ -1,6 +1,8 @@
 package io.github.jakartainbox.inbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -65,6 +67,27 @@ class InboxTracingTest {
             Class<?> tracer = Class.forName("io.github.jakartainbox.inbox.tracing.DeliveryTracer", true, loader);
             assertSame(tracer.getField("NONE").get(null), chosen, "tracing off");
         }
+    }
+
+    @Test
+    void theNoopOpenTelemetryOfADisabledSdkMeansNoTracing() {
+        assertNull(InboxTracing.OpenTelemetryTracers.of(io.opentelemetry.api.OpenTelemetry.noop()),
+                "Liberty's instance while otel.sdk.disabled=true");
+        io.opentelemetry.sdk.trace.SdkTracerProvider provider = io.opentelemetry.sdk.trace.SdkTracerProvider.builder()
+                .build();
+        io.opentelemetry.api.OpenTelemetry sdk = new io.opentelemetry.api.OpenTelemetry() {
+            @Override
+            public io.opentelemetry.api.trace.TracerProvider getTracerProvider() {
+                return provider;
+            }
+
+            @Override
+            public io.opentelemetry.context.propagation.ContextPropagators getPropagators() {
+                return io.opentelemetry.context.propagation.ContextPropagators.noop();
+            }
+        };
+        assertNotNull(InboxTracing.OpenTelemetryTracers.of(sdk), "an SDK traces");
+        provider.close();
     }
 
     @Test

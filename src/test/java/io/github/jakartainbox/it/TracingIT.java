@@ -173,6 +173,39 @@ class TracingIT {
                 CONSUMER, eventId), "and it is a dead letter");
     }
 
+    /**
+     * The example's chain: an order with the producer's traceparent is billed (span "billing") and counted (span
+     * "analytics"), both children of the producer's span; the invoice's outbox row carries the billing span, so the
+     * mailer's delivery of {@code invoices.issued} (span "mailer") is its child, in the same trace. Needs the tests'
+     * SMTP server (bin/test starts it) for the mailer to finish.
+     */
+    @Test
+    void orderInvoiceAndMailAreOneTrace() throws Exception {
+        ProducerSpan producer = ProducerSpan.random();
+        String orderId = "trace-chain-" + UUID.randomUUID();
+        SampleEvents.Event order = SampleEvents.event(UUID.randomUUID().toString(), orderId, "42.00", "EUR");
+        ProducerRecord<String, String> record = new ProducerRecord<>(TestEnv.ORDERS_TOPIC, orderId, order.json());
+        record.headers().add("traceparent", producer.traceparent().getBytes(StandardCharsets.UTF_8));
+        try (KafkaProducer<String, String> kafka = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            kafka.send(record).get();
+        }
+        List<SpanData> spans = MemorySpans.await(s -> s.getTraceId().equals(producer.traceId())
+                && List.of("billing", "analytics", "mailer").contains(s.getName()), 3, WAIT);
+        assertEquals(3, spans.size(), "billing, analytics and mailer in the producer's trace: " + spans);
+        SpanData billing = spans.stream().filter(s -> s.getName().equals("billing")).findFirst().orElseThrow();
+        SpanData analytics = spans.stream().filter(s -> s.getName().equals("analytics")).findFirst().orElseThrow();
+        SpanData mailer = spans.stream().filter(s -> s.getName().equals("mailer")).findFirst().orElseThrow();
+        assertEquals(producer.spanId(), billing.getParentSpanId());
+        assertEquals(producer.spanId(), analytics.getParentSpanId());
+        assertEquals(order.eventId(), text(billing, "inbox.event_id"));
+        assertEquals(TestEnv.ORDERS_TOPIC, text(billing, "messaging.destination.name"));
+        assertEquals("processed", text(billing, "inbox.outcome"));
+        assertEquals("processed", text(analytics, "inbox.outcome"));
+        assertEquals(billing.getSpanId(), mailer.getParentSpanId(), "the mail continues the billing delivery");
+        assertEquals(TestEnv.INVOICES_TOPIC, text(mailer, "messaging.destination.name"));
+        assertEquals("processed", text(mailer, "inbox.outcome"));
+    }
+
     @Test
     void recordWithoutTraceparentStartsANewTrace() throws Exception {
         String run = "trace-" + UUID.randomUUID();
