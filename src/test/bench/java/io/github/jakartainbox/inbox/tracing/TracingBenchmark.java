@@ -29,7 +29,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * a delivery's own cost (a JTA
  * transaction with the claim, about a millisecond: docs/benchmarks.md); no assertion.
  *
- * <p>{@code bin/benchmark tracing} (about 30 s).
+ * <p>{@code bin/benchmark tracing} (about 2 min with the build).
  */
 public final class TracingBenchmark {
 
