@@ -73,7 +73,7 @@ enum InboxMessage {
     INBOX0401E(Level.SEVERE, "limit must be 1 to {0}, got {1}."),
 
     INBOX0500I(Level.INFO, "Inbox tracing is on: each delivery through @Idempotent gets an OpenTelemetry span (instrumentation scope {0}); spans are exported only while the OpenTelemetry SDK is enabled (otel.sdk.disabled=false)."),
-    INBOX0501I(Level.INFO, "Inbox tracing is off: {0}. To trace deliveries enable the mpTelemetry-2.0 feature and give the application third-party API visibility (<classloader apiTypeVisibility=\"+third-party\"/>).");
+    INBOX0501I(Level.INFO, "Inbox tracing is off: {0}.");
 
     private final Level level;
     private final String pattern;

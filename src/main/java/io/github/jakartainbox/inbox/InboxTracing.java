@@ -17,8 +17,8 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * {@code mpTelemetry-2.0} feature is enabled, its SDK too ({@code otel.sdk.disabled=false}), and the application sees
  * third-party APIs ({@code <classloader apiTypeVisibility="+third-party"/>}, the type Liberty gives the OpenTelemetry
  * API). Otherwise {@link DeliveryTracer#NONE}: no span and no allocation; and without the API no OpenTelemetry class
- * is ever loaded, so the inbox runs in a server without MicroProfile Telemetry. The choice is made once, logged (INBOX0500I / INBOX0501I), and holds
- * until the application restarts.
+ * is ever loaded, so the inbox runs in a server without MicroProfile Telemetry. The choice is made once, logged
+ * (INBOX0500I / INBOX0501I), and holds until the application restarts.
  *
  * <p>This bean names no OpenTelemetry type in its fields or signatures: {@link OpenTelemetryDeliveryTracer}, which
  * does, has no bean-defining annotation (the archive's discovery mode is {@code annotated}), so CDI never loads it;
@@ -51,12 +51,14 @@ public class InboxTracing {
         try {
             api = Class.forName(API_CLASS, false, loader);
         } catch (ClassNotFoundException | LinkageError e) {
-            InboxLog.log(InboxMessage.INBOX0501I, "the OpenTelemetry API is not visible to the application");
+            InboxLog.log(InboxMessage.INBOX0501I, "the OpenTelemetry API is not visible to the application. To trace "
+                    + "deliveries enable the mpTelemetry-2.0 feature and give the application third-party API "
+                    + "visibility (<classloader apiTypeVisibility=\"+third-party\"/>)");
             return DeliveryTracer.NONE;
         }
         Instance<?> openTelemetry = beans.select(api);
         if (!openTelemetry.isResolvable()) {
-            InboxLog.log(InboxMessage.INBOX0501I, "no OpenTelemetry bean resolves (is mpTelemetry-2.0 enabled?)");
+            InboxLog.log(InboxMessage.INBOX0501I, "no OpenTelemetry bean resolves; enable the mpTelemetry-2.0 feature");
             return DeliveryTracer.NONE;
         }
         DeliveryTracer found = OpenTelemetryTracers.of(openTelemetry.get());

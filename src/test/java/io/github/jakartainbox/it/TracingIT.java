@@ -29,8 +29,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Tracing on the real Liberty with mpTelemetry-2.0: records sent to Kafka with a W3C {@code traceparent} header (the
  * test plays the producer and makes its trace and span ids) are consumed by the test consumer "probe-trace"
- * ({@link TracingProbeConsumer}: {@code Message<String>}, a topic of this build, event id in header {@code ce_id}). The application-level
- * OpenTelemetry SDK exports to {@link MemorySpans}, read here in the server. Spans are found by the producer's trace
+ * ({@link TracingProbeConsumer}: {@code Message<String>}, a topic of this build, event id in header {@code ce_id}).
+ * The application-level OpenTelemetry SDK exports to {@link MemorySpans}, read here in the server. Spans are found by the producer's trace
  * id, so records of other tests or runs cannot be mistaken for these.
  */
 @ExtendWith(ArquillianExtension.class)
