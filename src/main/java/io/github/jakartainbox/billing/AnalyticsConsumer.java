@@ -7,7 +7,9 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.concurrent.CompletionStage;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
  * Consumer {@code analytics} on the same topic, in its own consumer group: adds each order's amount to the
@@ -24,12 +26,14 @@ public class AnalyticsConsumer {
     BillingSchema schema;
 
     /**
-     * @param value the {@code orders.confirmed} record value as it arrived (UTF-8 JSON; checked strictly)
+     * @param message the {@code orders.confirmed} record (a {@code Message}, so that the delivery's span continues the
+     *                producer's trace, README "Tracing"); its value as it arrived (UTF-8 JSON; checked strictly)
+     * @return the acknowledgement (the inbox acknowledges the record itself, after the commit)
      */
     @Incoming("orders-analytics")
     @Idempotent(consumer = "analytics")
-    public void onOrderConfirmed(byte[] value) {
-        OrderConfirmed order = OrderConfirmed.parse(value);
+    public CompletionStage<Void> onOrderConfirmed(Message<byte[]> message) {
+        OrderConfirmed order = OrderConfirmed.parse(message.getPayload());
         schema.ensureMigrated();
         em.createNativeQuery("INSERT INTO daily_revenue (day, currency, amount, orders) VALUES (?1, ?2, ?3, 1) "
                         + "ON CONFLICT (day, currency) DO UPDATE SET amount = daily_revenue.amount + EXCLUDED.amount, "
@@ -38,5 +42,6 @@ public class AnalyticsConsumer {
                 .setParameter(2, order.currency())
                 .setParameter(3, order.amount())
                 .executeUpdate();
+        return message.ack();
     }
 }

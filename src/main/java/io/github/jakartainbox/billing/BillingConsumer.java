@@ -3,7 +3,9 @@ package io.github.jakartainbox.billing;
 import io.github.jakartainbox.inbox.Idempotent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.concurrent.CompletionStage;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
  * Consumer {@code billing}: one invoice per confirmed order event. Nothing here guards against duplicates (the
@@ -16,11 +18,17 @@ public class BillingConsumer {
     Invoices invoices;
 
     /**
-     * @param value the {@code orders.confirmed} record value as it arrived (UTF-8 JSON; checked strictly)
+     * Takes the {@code Message}, not the bare value, so that the inbox reaches the Kafka record: its
+     * {@code traceparent} header makes the delivery's span a child of the producer's (README, "Tracing"), and the
+     * invoice's outbox row carries the delivery's span on to the mailer.
+     *
+     * @param message the {@code orders.confirmed} record; its value as it arrived (UTF-8 JSON; checked strictly)
+     * @return the acknowledgement (the inbox acknowledges the record itself, after the commit)
      */
     @Incoming("orders-billing")
     @Idempotent(consumer = "billing")
-    public void onOrderConfirmed(byte[] value) {
-        invoices.create(OrderConfirmed.parse(value));
+    public CompletionStage<Void> onOrderConfirmed(Message<byte[]> message) {
+        invoices.create(OrderConfirmed.parse(message.getPayload()));
+        return message.ack();
     }
 }

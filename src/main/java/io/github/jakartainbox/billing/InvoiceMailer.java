@@ -16,7 +16,9 @@ import jakarta.mail.util.ByteArrayDataSource;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
  * Consumer {@code mailer} of {@code invoices.issued}: renders the invoice PDF and mails it to the customer through
@@ -44,14 +46,17 @@ public class InvoiceMailer {
     }
 
     /**
-     * @param value the {@code invoices.issued} record value as it arrived
+     * @param message the {@code invoices.issued} record (a {@code Message}, so that the delivery's span continues the
+     *                trace of the order that made the invoice: the outbox wrote its {@code traceparent}, README
+     *                "Tracing"); its value as it arrived
+     * @return the acknowledgement (the inbox acknowledges the record itself, after the commit)
      * @throws UnprocessableEventException when the event is malformed or names no invoice (dead-lettered at once)
      * @throws IllegalStateException       when the SMTP server refused or could not be reached (retried)
      */
     @Incoming("invoices-mailer")
     @Idempotent(consumer = "mailer")
-    public void onInvoiceIssued(byte[] value) {
-        InvoiceIssued event = InvoiceIssued.parse(value);
+    public CompletionStage<Void> onInvoiceIssued(Message<byte[]> message) {
+        InvoiceIssued event = InvoiceIssued.parse(message.getPayload());
         schema.ensureMigrated();
         Invoice invoice = em.find(Invoice.class, event.invoiceId());
         if (invoice == null) {
@@ -64,6 +69,7 @@ public class InvoiceMailer {
         em.createNativeQuery("UPDATE invoice SET mailed_at = now(), mail_message_id = ?1 WHERE id = ?2")
                 .setParameter(1, messageId).setParameter(2, invoice.getId()).executeUpdate();
         send(invoice, messageId);
+        return message.ack();
     }
 
     private void send(Invoice invoice, String messageId) {

@@ -1,5 +1,7 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.tracing.DeliveryOutcome;
+import io.github.jakartainbox.inbox.tracing.DeliverySpan;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -37,6 +39,8 @@ public class IdempotentInterceptor {
     /** Message-driven beans (Jakarta Messaging): their own rules, see {@link JmsDeliveries}. */
     @Inject
     JmsDeliveries jms;
+    @Inject
+    InboxTracing tracing;
 
     /** What one committed attempt did: the claim's result, and the method's result when it ran. */
     private record Outcome(InboxClaim.Result claim, Object result) {
@@ -46,15 +50,29 @@ public class IdempotentInterceptor {
     Object aroundDelivery(InvocationContext context) throws Exception {
         ConsumerSettings consumer = consumers.forMethod(context.getMethod());
         Delivery delivery = Delivery.of(context.getMethod(), context.getParameters());
+        // tracing (README, "Tracing"): DeliverySpan.NONE, shared and stateless, while OpenTelemetry is not in use
+        DeliverySpan span = tracing.start(consumer.name(), context.getMethod(), delivery.message());
+        try {
+            return deliver(context, consumer, delivery, span);
+        } catch (Exception | Error failure) {
+            span.outcome(DeliveryOutcome.RETRIED, failure); // left unacknowledged: delivered again
+            throw failure;
+        } finally {
+            span.end();
+        }
+    }
+
+    private Object deliver(InvocationContext context, ConsumerSettings consumer, Delivery delivery, DeliverySpan span)
+            throws Exception {
         if (delivery.jms() != null) {
-            return jms.deliver(context, consumer, delivery);
+            return jms.deliver(context, consumer, delivery, span);
         }
         DeliveryGroup group = DeliveryGroup.current();
         if (group != null && transactions.isActive()) {
-            return inGroup(group, context, consumer, delivery);
+            return inGroup(group, context, consumer, delivery, span);
         }
         if (transactions.active()) {
-            return inCallerTransaction(context, consumer, delivery);
+            return inCallerTransaction(context, consumer, delivery, span);
         }
         awaitReady(consumer); // tables made or checked before the first transaction, never inside one
         String eventId;
@@ -64,16 +82,19 @@ public class IdempotentInterceptor {
             // InvalidEventIdException, or anything else reading the id threw: never let it reach the connector
             InboxLog.log(InboxMessage.INBOX0204E, consumer.name(), Failures.describe(e));
             deadLetter(consumer, null, delivery, e, 0);
+            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
             return acknowledged(context.getMethod(), delivery);
         }
+        span.eventId(eventId);
         LocalDate month;
         try {
             month = inbox.partitionMonth(consumer, delivery, eventId);
         } catch (UnprocessableEventException e) {
             deadLetter(consumer, eventId, delivery, e, 0);
+            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
             return acknowledged(context.getMethod(), delivery);
         }
-        return withRetries(context, consumer, delivery, eventId, month);
+        return withRetries(context, consumer, delivery, eventId, month, span);
     }
 
     /**
@@ -99,16 +120,24 @@ public class IdempotentInterceptor {
     }
 
     /** An EJB, MDB or caller transaction is active: join it; failures go to the container. */
-    private Object inCallerTransaction(InvocationContext context, ConsumerSettings consumer, Delivery delivery)
-            throws Exception {
+    private Object inCallerTransaction(InvocationContext context, ConsumerSettings consumer, Delivery delivery,
+                                       DeliverySpan span) throws Exception {
         String eventId = consumer.eventId(delivery);
+        span.eventId(eventId);
         InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, consumer.fingerprint(delivery),
                 inbox.partitionMonth(consumer, delivery, eventId));
         if (claim != InboxClaim.Result.NEW) {
             skipped(consumer, eventId, delivery, claim);
+            span.outcome(skippedOutcome(claim), null);
             return CompletionStage.class.isAssignableFrom(context.getMethod().getReturnType()) ? DONE : null;
         }
-        return context.proceed();
+        Object result = context.proceed();
+        span.outcome(DeliveryOutcome.PROCESSED, null); // as far as the inbox knows: the caller's transaction commits
+        return result;
+    }
+
+    static DeliveryOutcome skippedOutcome(InboxClaim.Result claim) {
+        return claim == InboxClaim.Result.DUPLICATE ? DeliveryOutcome.DUPLICATE : DeliveryOutcome.FINGERPRINT_MISMATCH;
     }
 
     /**
@@ -119,15 +148,20 @@ public class IdempotentInterceptor {
      * skipped here, as in that path.
      */
     private Object inGroup(DeliveryGroup group, InvocationContext context, ConsumerSettings consumer,
-                           Delivery delivery) {
+                           Delivery delivery, DeliverySpan span) {
         try {
             String eventId = consumer.eventId(delivery);
+            span.eventId(eventId);
             Outcome outcome = attempt(context, consumer, delivery, eventId, consumer.fingerprint(delivery),
                     inbox.partitionMonth(consumer, delivery, eventId));
             switch (outcome.claim()) {
-                case NEW -> group.processed();
+                case NEW -> {
+                    group.processed();
+                    span.outcome(DeliveryOutcome.PROCESSED, null); // as far as the inbox knows: the group commits
+                }
                 case DUPLICATE -> {
                     group.duplicate();
+                    span.outcome(DeliveryOutcome.DUPLICATE, null);
                     statistics.duplicateSkipped(consumer.name());
                     InboxLog.log(InboxMessage.INBOX0101I, consumer.name(), eventId);
                 }
@@ -137,12 +171,16 @@ public class IdempotentInterceptor {
         } catch (Exception | Error e) {
             group.failed(e);
         }
+        if (group.failure() != null) {
+            // the group rolls back and this message is delivered again, alone, in a span of its own
+            span.outcome(DeliveryOutcome.RETRIED, group.failure());
+        }
         // the connector acknowledges after the group's commit; this acknowledgement only settles the message
         return acknowledged(context.getMethod(), delivery);
     }
 
     private Object withRetries(InvocationContext context, ConsumerSettings consumer, Delivery delivery,
-                               String eventId, LocalDate month) throws Exception {
+                               String eventId, LocalDate month, DeliverySpan span) throws Exception {
         FailurePolicy.Tracker failures = consumer.failurePolicy().newDelivery();
         byte[] fingerprint = consumer.fingerprint(delivery); // once per delivery, not per attempt
         while (true) {
@@ -151,13 +189,16 @@ public class IdempotentInterceptor {
                         () -> attempt(context, consumer, delivery, eventId, fingerprint, month));
                 if (outcome.claim() != InboxClaim.Result.NEW) {
                     skipped(consumer, eventId, delivery, outcome.claim());
+                    span.outcome(skippedOutcome(outcome.claim()), null);
                     return acknowledged(context.getMethod(), delivery);
                 }
+                span.outcome(DeliveryOutcome.PROCESSED, null);
                 return delivery.message() == null ? outcome.result() : acknowledged(context.getMethod(), delivery);
             } catch (Exception failure) {
                 FailurePolicy.Decision decision = failures.failed(failure);
                 if (decision.action() == FailurePolicy.Action.DEAD_LETTER) {
                     deadLetter(consumer, eventId, delivery, decision.reason(), Math.max(decision.attempts(), 1));
+                    span.outcome(DeliveryOutcome.DEAD_LETTERED, decision.reason());
                     return acknowledged(context.getMethod(), delivery);
                 }
                 long waitMillis = decision.delay().toMillis();
@@ -176,6 +217,7 @@ public class IdempotentInterceptor {
                             String.valueOf(waitMillis), cause);
                 }
                 statistics.retried(consumer.name());
+                span.retry(decision.attempts(), failure);
                 sleep(waitMillis, failure);
             }
         }

@@ -10,8 +10,8 @@ import java.util.logging.Level;
  * or a dead-letter reason carries its id at the start of the text. README lists them all (a unit test keeps it so).
  *
  * <p>Ranges: 00xx deployment and configuration, 01xx duplicates, 02xx delivery failures and dead letters, 03xx
- * purge and partitions, 04xx the operator API, 06xx the {@code inbox-kafka} connector, 07xx message-driven beans
- * (Jakarta Messaging), 08xx two-phase commit (XA).
+ * purge and partitions, 04xx the operator API, 05xx tracing, 06xx the {@code inbox-kafka} connector, 07xx
+ * message-driven beans (Jakarta Messaging), 08xx two-phase commit (XA).
  */
 enum InboxMessage {
 
@@ -73,6 +73,9 @@ enum InboxMessage {
     INBOX0308E(Level.SEVERE, "Cannot read the purge state (table inbox_purge_state): {0}"),
 
     INBOX0401E(Level.SEVERE, "limit must be 1 to {0}, got {1}."),
+
+    INBOX0500I(Level.INFO, "Inbox tracing is on: each delivery through @Idempotent gets an OpenTelemetry span (instrumentation scope {0}); spans are exported only while the OpenTelemetry SDK is enabled (otel.sdk.disabled=false)."),
+    INBOX0501I(Level.INFO, "Inbox tracing is off: {0}."),
 
     INBOX0600E(Level.SEVERE, "Channel {0} uses connector inbox-kafka, which runs its Kafka consumer on a managed thread: java:comp/DefaultManagedThreadFactory was not found ({1}). Add the feature concurrent-3.0 to server.xml, or set mp.messaging.incoming.{0}.connector=liberty-kafka (one message per transaction)."),
     INBOX0601E(Level.SEVERE, "Channel {0} (connector inbox-kafka): {1}"),

@@ -1,5 +1,7 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.tracing.DeliveryOutcome;
+import io.github.jakartainbox.inbox.tracing.DeliverySpan;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -88,10 +90,12 @@ class JmsDeliveries {
      * @param context  the intercepted {@code onMessage}
      * @param consumer the consumer's settings
      * @param delivery the delivery, {@link Delivery#jms()} set
+     * @param span     the delivery's trace span ({@link DeliverySpan#NONE} without tracing)
      * @return the method's result, {@code null} when it was not called
      * @throws IllegalStateException (INBOX0706E) when no JTA transaction is active
      */
-    Object deliver(InvocationContext context, ConsumerSettings consumer, Delivery delivery) throws Exception {
+    Object deliver(InvocationContext context, ConsumerSettings consumer, Delivery delivery, DeliverySpan span)
+            throws Exception {
         if (!transactions.active()) {
             throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0706E, consumer.name(),
                     context.getMethod().getDeclaringClass().getName() + "." + context.getMethod().getName()));
@@ -102,8 +106,10 @@ class JmsDeliveries {
         if (before != null && before.verdict != null) {
             InboxLog.log(InboxMessage.INBOX0707E, consumer.name(), messageId, before.attempts,
                     JmsMessages.deliveryCount(delivery.jms()), Failures.describe(before.verdict));
+            span.eventId(before.eventId);
             if (deadLetter(consumer, before.eventId, delivery, messageId, before.verdict, before.attempts)) {
                 failing.remove(key);
+                span.outcome(DeliveryOutcome.DEAD_LETTERED, before.verdict);
             }
             return null;
         }
@@ -113,13 +119,16 @@ class JmsDeliveries {
         } catch (RuntimeException e) {
             InboxLog.log(InboxMessage.INBOX0204E, consumer.name(), Failures.describe(e));
             deadLetter(consumer, null, delivery, messageId, e, 0);
+            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
             return null;
         }
+        span.eventId(eventId);
         LocalDate month;
         try {
             month = inbox.partitionMonth(consumer, delivery, eventId);
         } catch (UnprocessableEventException e) {
             deadLetter(consumer, eventId, delivery, messageId, e, 0);
+            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
             return null;
         }
         try {
@@ -127,13 +136,16 @@ class JmsDeliveries {
             if (claim != InboxClaim.Result.NEW) {
                 failing.remove(key);
                 skipped(consumer, eventId, delivery, messageId, claim);
+                span.outcome(IdempotentInterceptor.skippedOutcome(claim), null);
                 return null;
             }
             Object result = context.proceed();
             failing.remove(key);
             watchCommit(consumer, key, messageId, eventId);
+            span.outcome(DeliveryOutcome.PROCESSED, null); // as far as the inbox knows: the container commits
             return result;
         } catch (Exception failure) {
+            span.outcome(DeliveryOutcome.RETRIED, failure); // rolled back: the provider redelivers the message
             failed(context.getMethod(), consumer, key, messageId, eventId, delivery, failure);
             return null;
         }

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.outbox;
 
+import io.github.jakartainbox.inbox.InboxTracing;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -21,6 +22,8 @@ import java.util.function.Function;
  * Records outgoing messages in table {@code outbox}, inside the caller's JTA transaction: the row commits with
  * the caller's business change or not at all. After the commit the {@link OutboxRelay} sends it to Kafka, at least
  * once, with the event id as header {@code event_id}, and marks it delivered once the broker acknowledged it.
+ * When the inbox traces deliveries (OpenTelemetry), the record also carries the W3C trace context of the span current
+ * at {@code record} ({@code traceparent}, {@code tracestate}).
  *
  * <p>Writes through the inbox datasource ({@code inbox.datasource}): within one transaction the container hands
  * out the same connection to the inbox, to JPA and to this bean, which then commit in one phase (no XA).
@@ -38,6 +41,8 @@ public class Outbox {
     OutboxDatabase database;
     @Inject
     OutboxRelay relay;
+    @Inject
+    InboxTracing tracing;
 
     /**
      * Records a message with no extra headers.
@@ -83,6 +88,13 @@ public class Outbox {
             throw new IllegalArgumentException("Outbox.record: the payload function returned null for topic " + topic);
         }
         JsonObjectBuilder json = Json.createObjectBuilder();
+        // the current trace context (traceparent, tracestate) when tracing is on, so that the consumer of this record
+        // continues the trace (README, "Tracing"); headers the caller gives win
+        tracing.injectCurrent((name, text) -> {
+            if (!headers.containsKey(name)) {
+                json.add(name, text);
+            }
+        });
         headers.forEach(json::add);
         try (Connection connection = database.dataSource().getConnection();
              PreparedStatement insert = connection.prepareStatement(INSERT_SQL)) {
