@@ -26,7 +26,21 @@ class InboxClaim {
     static final String CLAIM_MONTHLY_SQL = "INSERT INTO inbox (consumer, event_id, payload_sha256, event_month, "
             + "processed_at) VALUES (?, ?, ?, ?, now()) ON CONFLICT (consumer, event_id, event_month) DO NOTHING";
 
-    /** Run only for a duplicate, so a first delivery costs one statement. */
+    /**
+     * The claim and, for a duplicate, the stored fingerprint, in one statement: a first delivery and a duplicate
+     * each cost one round trip. The join reads the statement's snapshot, so a row that a racing transaction committed
+     * while this INSERT waited on its key is not seen there; then, and only then, {@link #FINGERPRINT_SQL} reads it
+     * with a new snapshot (PostgreSQL docs, "WITH Queries", data-modifying statements share the snapshot; and
+     * "Transaction Isolation", Read Committed).
+     */
+    static final String CLAIM_READ_SQL = "WITH claim AS (" + CLAIM_SQL + " RETURNING 1) "
+            + "SELECT (SELECT count(*) FROM claim), i.event_id IS NOT NULL, i.payload_sha256 "
+            + "FROM (SELECT 1) AS one LEFT JOIN inbox i ON i.consumer = ? AND i.event_id = ?";
+    static final String CLAIM_READ_MONTHLY_SQL = "WITH claim AS (" + CLAIM_MONTHLY_SQL + " RETURNING 1) "
+            + "SELECT (SELECT count(*) FROM claim), i.event_id IS NOT NULL, i.payload_sha256 "
+            + "FROM (SELECT 1) AS one LEFT JOIN inbox i ON i.consumer = ? AND i.event_id = ? AND i.event_month = ?";
+
+    /** Run only after a race (see {@link #CLAIM_READ_SQL}). */
     static final String FINGERPRINT_SQL = "SELECT payload_sha256 FROM inbox WHERE consumer = ? AND event_id = ?";
     static final String FINGERPRINT_MONTHLY_SQL = FINGERPRINT_SQL + " AND event_month = ?";
 
@@ -91,8 +105,10 @@ class InboxClaim {
     }
 
     /**
-     * The claim's statements on a connection whose transaction the caller owns: the INSERT, and only when it
-     * inserted nothing and a fingerprint is kept, the SELECT of the stored fingerprint (also used by the benchmark).
+     * The claim's statements on a connection whose transaction the caller owns. Without a fingerprint: the INSERT
+     * alone. With one: {@link #CLAIM_READ_SQL}, one statement for a new event and for a duplicate, and a second
+     * (the stored fingerprint) only when a racing delivery of the same event committed while the INSERT waited.
+     * Also used by the benchmark.
      *
      * @param connection  a connection in the transaction that will do the business change
      * @param consumer    the consumer name
@@ -104,13 +120,39 @@ class InboxClaim {
      */
     static Result claimOn(Connection connection, String consumer, String eventId, byte[] fingerprint, LocalDate month)
             throws SQLException {
-        if (insert(connection, consumer, eventId, fingerprint, month)) {
+        if (fingerprint == null) {
+            return insert(connection, consumer, eventId, null, month) ? Result.NEW : Result.DUPLICATE;
+        }
+        boolean inserted;
+        boolean seen;
+        byte[] stored;
+        try (PreparedStatement claim = connection.prepareStatement(month == null ? CLAIM_READ_SQL
+                : CLAIM_READ_MONTHLY_SQL)) {
+            int p = 1;
+            claim.setString(p++, consumer);
+            claim.setString(p++, eventId);
+            claim.setBytes(p++, fingerprint);
+            if (month != null) {
+                claim.setObject(p++, month);
+            }
+            claim.setString(p++, consumer);
+            claim.setString(p++, eventId);
+            if (month != null) {
+                claim.setObject(p, month);
+            }
+            try (ResultSet row = claim.executeQuery()) {
+                row.next();
+                inserted = row.getLong(1) == 1;
+                seen = row.getBoolean(2);
+                stored = row.getBytes(3);
+            }
+        }
+        if (inserted) {
             return Result.NEW;
         }
-        if (fingerprint == null) {
-            return Result.DUPLICATE; // nothing to compare: no second statement
+        if (!seen) { // a racing first delivery committed after this statement's snapshot was taken
+            stored = storedFingerprint(connection, consumer, eventId, month);
         }
-        byte[] stored = storedFingerprint(connection, consumer, eventId, month);
         return stored == null || Arrays.equals(stored, fingerprint) ? Result.DUPLICATE : Result.CONFLICTING_PAYLOAD;
     }
 
@@ -138,7 +180,7 @@ class InboxClaim {
         }
     }
 
-    /** The fingerprint stored by the committed first delivery (the conflicting insert waited for it). */
+    /** The fingerprint stored by a racing first delivery that committed while the claim's INSERT waited for it. */
     private static byte[] storedFingerprint(Connection connection, String consumer, String eventId, LocalDate month)
             throws SQLException {
         try (PreparedStatement select = connection.prepareStatement(month == null ? FINGERPRINT_SQL

@@ -94,7 +94,6 @@ final class ClaimContenders {
                 new Camel(camel),
                 new SpringIntegration(spring, springTx),
                 new Floor(pool),
-                new InboxOneStatement(pool, fingerprint, hex),
                 new InboxBatch(pool, fingerprint, hex, 50),
                 new InboxBatch(pool, fingerprint, hex, 100));
     }
@@ -187,66 +186,6 @@ final class ClaimContenders {
         public String seedSql() {
             return "INSERT INTO int_metadata_store (metadata_key, metadata_value, region) SELECT id, '0', '"
                     + CONSUMER + "' FROM unnest(?::text[]) id";
-        }
-    }
-
-    /**
-     * Not the library's code: a proposal for the duplicate path. One statement inserts the claim and reads the stored
-     * fingerprint, so that a duplicate costs one round trip less. The read sees the statement's snapshot: a row
-     * committed by a racing transaction after it began (the insert waited for it) is not visible, and then, only
-     * then, the fingerprint is read again by a second statement, which sees it (READ COMMITTED).
-     */
-    record InboxOneStatement(DataSource pool, byte[] fingerprint, String hex) implements Contender {
-        static final String SQL = "WITH claim AS (INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) "
-                + "VALUES (?, ?, ?, now()) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING 1) "
-                + "SELECT (SELECT count(*) FROM claim) AS inserted, i.event_id IS NOT NULL AS seen, i.payload_sha256 "
-                + "FROM (SELECT 1) AS one LEFT JOIN inbox i ON i.consumer = ? AND i.event_id = ?";
-
-        public String name() {
-            return "proposal: claim and fingerprint read in one statement (not in the library)";
-        }
-
-        public String transaction() {
-            return "JDBC: setAutoCommit(false), one statement (a second only after a race), commit()";
-        }
-
-        public boolean claim(String eventId) throws SQLException {
-            return inTransaction(pool, c -> {
-                boolean inserted;
-                boolean seen;
-                byte[] stored;
-                try (PreparedStatement claim = c.prepareStatement(SQL)) {
-                    claim.setString(1, CONSUMER);
-                    claim.setString(2, eventId);
-                    claim.setBytes(3, fingerprint);
-                    claim.setString(4, CONSUMER);
-                    claim.setString(5, eventId);
-                    try (java.sql.ResultSet rs = claim.executeQuery()) {
-                        rs.next();
-                        inserted = rs.getLong(1) == 1;
-                        seen = rs.getBoolean(2);
-                        stored = rs.getBytes(3);
-                    }
-                }
-                if (!inserted && !seen) { // a racing first delivery committed after this statement's snapshot
-                    try (PreparedStatement select = c.prepareStatement(
-                            "SELECT payload_sha256 FROM inbox WHERE consumer = ? AND event_id = ?")) {
-                        select.setString(1, CONSUMER);
-                        select.setString(2, eventId);
-                        try (java.sql.ResultSet rs = select.executeQuery()) {
-                            stored = rs.next() ? rs.getBytes(1) : null;
-                        }
-                    }
-                }
-                if (!inserted && stored != null && !java.util.Arrays.equals(stored, fingerprint)) {
-                    throw new IllegalStateException("conflicting payload for " + eventId);
-                }
-                return inserted;
-            });
-        }
-
-        public String seedSql() {
-            return new InboxJdbc(pool, fingerprint, hex).seedSql();
         }
     }
 

@@ -1,0 +1,149 @@
+package io.github.jakartainbox.inbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDate;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The claim's statements ({@link InboxClaim#claimOn}) on a real PostgreSQL (database inbox_claim_statement_it, made
+ * afresh, plain and partitioned tables): a new event, a duplicate, a different payload under a processed id, and the
+ * race in which the claim's INSERT waits on another transaction's uncommitted row of the same event, which then
+ * commits (the one-statement read cannot see that row: the second statement must) or rolls back (the claim wins).
+ */
+class InboxClaimStatementIT {
+
+    private static final String DB = "inbox_claim_statement_it";
+    private static final String PARTITIONED_DB = "inbox_claim_statement_monthly_it";
+    private static PGSimpleDataSource plain;
+    private static PGSimpleDataSource monthly;
+    private static final ExecutorService racer = Executors.newSingleThreadExecutor();
+
+    @BeforeAll
+    static void inboxes() throws SQLException {
+        plain = TestDatabases.fresh(DB);
+        InboxDatabase.flyway(plain, false).migrate();
+        monthly = TestDatabases.fresh(PARTITIONED_DB);
+        InboxDatabase.flyway(monthly, true).migrate();
+    }
+
+    @AfterAll
+    static void stop() {
+        racer.shutdownNow();
+    }
+
+    private static byte[] sha(String payload) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(payload.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** One claim in its own committed transaction. */
+    private static InboxClaim.Result claim(PGSimpleDataSource db, String eventId, byte[] fingerprint, LocalDate month)
+            throws SQLException {
+        try (Connection c = db.getConnection()) {
+            c.setAutoCommit(false);
+            InboxClaim.Result result = InboxClaim.claimOn(c, "billing", eventId, fingerprint, month);
+            c.commit();
+            return result;
+        }
+    }
+
+    private static long rows(PGSimpleDataSource db, String eventId) throws SQLException {
+        try (Connection c = db.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM inbox WHERE event_id = ?")) {
+            ps.setString(1, eventId);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    @Test
+    void aNewEventThenTheSamePayloadThenAnotherPayload() throws SQLException {
+        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
+            PGSimpleDataSource db = month == null ? plain : monthly;
+            String id = UUID.randomUUID().toString();
+            assertEquals(InboxClaim.Result.NEW, claim(db, id, sha("a"), month));
+            assertEquals(InboxClaim.Result.DUPLICATE, claim(db, id, sha("a"), month));
+            assertEquals(InboxClaim.Result.CONFLICTING_PAYLOAD, claim(db, id, sha("b"), month));
+            assertEquals(InboxClaim.Result.DUPLICATE, claim(db, id, null, month), "no fingerprint: nothing to compare");
+            assertEquals(1, rows(db, id));
+        }
+    }
+
+    @Test
+    void withoutAFingerprintTheInsertDecidesAlone() throws SQLException {
+        String id = UUID.randomUUID().toString();
+        assertEquals(InboxClaim.Result.NEW, claim(plain, id, null, null));
+        assertEquals(InboxClaim.Result.DUPLICATE, claim(plain, id, sha("a"), null),
+                "a row stored without a fingerprint is a duplicate whatever the payload");
+    }
+
+    @Test
+    void aRacingDeliveryThatCommitsWhileTheClaimWaitsIsSeenBySecondStatement() throws Exception {
+        for (boolean samePayload : new boolean[] {true, false}) {
+            String id = UUID.randomUUID().toString();
+            InboxClaim.Result result = race(id, sha("a"), samePayload ? sha("a") : sha("b"), true);
+            assertEquals(samePayload ? InboxClaim.Result.DUPLICATE : InboxClaim.Result.CONFLICTING_PAYLOAD, result);
+            assertEquals(1, rows(plain, id));
+        }
+    }
+
+    @Test
+    void aRacingDeliveryThatRollsBackLeavesTheEventToTheClaim() throws Exception {
+        String id = UUID.randomUUID().toString();
+        assertEquals(InboxClaim.Result.NEW, race(id, sha("a"), sha("a"), false));
+        assertEquals(1, rows(plain, id));
+    }
+
+    /**
+     * The first delivery inserts its row and holds its transaction open; the second claims on another connection
+     * and must wait on the key; then the first commits or rolls back.
+     */
+    private static InboxClaim.Result race(String id, byte[] first, byte[] second, boolean commitFirst)
+            throws Exception {
+        try (Connection holder = plain.getConnection()) {
+            holder.setAutoCommit(false);
+            assertEquals(InboxClaim.Result.NEW, InboxClaim.claimOn(holder, "billing", id, first, null));
+            Future<InboxClaim.Result> waiting = racer.submit(() -> claim(plain, id, second, null));
+            assertFalse(waitedOut(waiting), "the second claim must wait on the first transaction's row");
+            if (commitFirst) {
+                holder.commit();
+            } else {
+                holder.rollback();
+            }
+            return waiting.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** @return whether the claim finished within 500 ms (it should not: it waits on the other's row) */
+    private static boolean waitedOut(Future<?> claim) throws Exception {
+        try {
+            claim.get(500, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        }
+    }
+}
