@@ -47,6 +47,21 @@ record Delivery(Object payload, Message<?> message, int messageIndex, Object jms
     }
 
     /**
+     * The delivery a Reactive Messaging method will see for a message, made before it is delivered (a group's
+     * claim, {@link GroupClaims}): the message itself for a method taking a {@code Message}, else its payload as the
+     * first parameter.
+     *
+     * @param method  the channel's method
+     * @param message the message
+     * @return the delivery
+     */
+    static Delivery predicted(Method method, Message<?> message) {
+        int index = MESSAGE_INDEX.computeIfAbsent(method, Delivery::messageParameterIndex);
+        return index >= 0 ? new Delivery(message.getPayload(), message, index)
+                : new Delivery(message.getPayload(), null, -1);
+    }
+
+    /**
      * @param method a method
      * @return the index of its first parameter whose type is {@code jakarta.jms.Message} or a subtype, -1 when none;
      *         found by type name, so that no Jakarta Messaging class is loaded for a server without it

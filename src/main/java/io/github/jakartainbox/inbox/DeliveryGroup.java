@@ -11,9 +11,94 @@ final class DeliveryGroup {
 
     private static final ThreadLocal<DeliveryGroup> CURRENT = new ThreadLocal<>();
 
+    /**
+     * The interceptor's claim of the whole group ({@link IdempotentInterceptor}): made at the group's first delivery,
+     * consulted by the others; {@code null} until then, or for good when the group is claimed message by message.
+     */
+    interface Claims {
+
+        /**
+         * Called by the connector before it commits the group: gives back what was claimed for messages that were
+         * not delivered (the group was cut short).
+         *
+         * @param delivered how many of the group's messages were delivered, from the first
+         * @throws Exception when that fails; the group then rolls back
+         */
+        void beforeCommit(int delivered) throws Exception;
+    }
+
+    private final java.util.List<org.eclipse.microprofile.reactive.messaging.Message<?>> messages;
+    private final boolean multiRowClaim;
+    private int position = -1;
+    private Claims claims;
+    private boolean claimsTried;
     private volatile Throwable failure;
     private int processed;
     private int duplicates;
+
+    /** A group claimed message by message (tests, and {@code group.claim=per-message}). */
+    DeliveryGroup() {
+        this(java.util.List.of(), false);
+    }
+
+    /**
+     * @param messages      the messages the connector may deliver in this group, in order
+     * @param multiRowClaim whether the group's events are claimed with one statement at its first delivery
+     *                      ({@code group.claim=multi-row})
+     */
+    DeliveryGroup(java.util.List<org.eclipse.microprofile.reactive.messaging.Message<?>> messages,
+                  boolean multiRowClaim) {
+        this.messages = messages;
+        this.multiRowClaim = multiRowClaim;
+    }
+
+    /** @return the messages the connector may deliver in this group, in order */
+    java.util.List<org.eclipse.microprofile.reactive.messaging.Message<?>> messages() {
+        return messages;
+    }
+
+    /** @return whether the group's events are claimed with one statement */
+    boolean multiRowClaim() {
+        return multiRowClaim && !messages.isEmpty();
+    }
+
+    /** @param index the index in {@link #messages()} of the message being delivered now */
+    void at(int index) {
+        position = index;
+    }
+
+    /** @return the index in {@link #messages()} of the message being delivered now */
+    int position() {
+        return position;
+    }
+
+    /** @return the group's claim, {@code null} when none was made */
+    Claims claims() {
+        return claims;
+    }
+
+    /** @return whether a claim of the whole group was tried (made, or found impossible) */
+    boolean claimsTried() {
+        return claimsTried;
+    }
+
+    /** @param claims the group's claim, {@code null} when the group is claimed message by message */
+    void claims(Claims claims) {
+        this.claims = claims;
+        this.claimsTried = true;
+    }
+
+    /**
+     * Called by the connector just before it commits the group.
+     *
+     * @param delivered how many of the group's messages were delivered, from the first
+     * @throws Exception when the group's claim cannot give back what it claimed for the others
+     */
+    void beforeCommit(int delivered) throws Exception {
+        if (claims != null) {
+            claims.beforeCommit(delivered);
+        }
+    }
 
     /** @return the group running on the calling thread, {@code null} outside one */
     static DeliveryGroup current() {

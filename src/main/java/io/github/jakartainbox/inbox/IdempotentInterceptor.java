@@ -41,6 +41,8 @@ public class IdempotentInterceptor {
     JmsDeliveries jms;
     @Inject
     InboxTracing tracing;
+    /** Consumers whose deliveries did not match what was read ahead for a group's claim (INBOX0610W). */
+    private final java.util.Set<String> perMessageClaims = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** What one committed attempt did: the claim's result, and the method's result when it ran. */
     private record Outcome(InboxClaim.Result claim, Object result) {
@@ -152,8 +154,11 @@ public class IdempotentInterceptor {
         try {
             String eventId = consumer.eventId(delivery);
             span.eventId(eventId);
-            Outcome outcome = attempt(context, consumer, delivery, eventId, consumer.fingerprint(delivery),
-                    inbox.partitionMonth(consumer, delivery, eventId));
+            byte[] fingerprint = consumer.fingerprint(delivery);
+            LocalDate month = inbox.partitionMonth(consumer, delivery, eventId);
+            InboxClaim.Result claimed = groupClaim(group, context.getMethod(), consumer, eventId, fingerprint, month);
+            Outcome outcome = claimed == null ? attempt(context, consumer, delivery, eventId, fingerprint, month)
+                    : proceed(context, delivery, claimed);
             switch (outcome.claim()) {
                 case NEW -> {
                     group.processed();
@@ -226,7 +231,42 @@ public class IdempotentInterceptor {
     /** One attempt, inside its own transaction. */
     private Outcome attempt(InvocationContext context, ConsumerSettings consumer, Delivery delivery, String eventId,
                             byte[] fingerprint, LocalDate month) throws Exception {
-        InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, fingerprint, month);
+        return proceed(context, delivery, inbox.claim(consumer.name(), eventId, fingerprint, month));
+    }
+
+    /**
+     * The claim of a group's delivery when the group is claimed with one statement ({@code group.claim=multi-row}):
+     * made at the group's first delivery for all of its messages, {@code null} when the group is claimed message
+     * by message.
+     *
+     * @throws GroupClaims.ReadAheadMismatch when the delivery is not the event read ahead for it (INBOX0610W): the
+     *                                       group rolls back, and the consumer claims message by message from now on
+     */
+    private InboxClaim.Result groupClaim(DeliveryGroup group, java.lang.reflect.Method method,
+                                         ConsumerSettings consumer, String eventId, byte[] fingerprint,
+                                         LocalDate month) throws java.sql.SQLException {
+        if (!group.multiRowClaim() || perMessageClaims.contains(consumer.name())) {
+            return null;
+        }
+        if (!group.claimsTried()) {
+            group.claims(group.position() == 0
+                    ? GroupClaims.claim(method, consumer, group.messages(), inbox) : null);
+        }
+        if (!(group.claims() instanceof GroupClaims claims)) {
+            return null;
+        }
+        try {
+            return claims.result(group.position(), eventId, fingerprint, month);
+        } catch (GroupClaims.ReadAheadMismatch e) {
+            if (perMessageClaims.add(consumer.name())) {
+                InboxLog.LOG.warning(e.getMessage());
+            }
+            throw e;
+        }
+    }
+
+    /** The method's part of an attempt, once the claim is made: skipped unless the event is new. */
+    private Outcome proceed(InvocationContext context, Delivery delivery, InboxClaim.Result claim) throws Exception {
         if (claim != InboxClaim.Result.NEW) {
             return new Outcome(claim, null);
         }

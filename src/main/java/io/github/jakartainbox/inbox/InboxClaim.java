@@ -44,6 +44,46 @@ class InboxClaim {
     static final String FINGERPRINT_SQL = "SELECT payload_sha256 FROM inbox WHERE consumer = ? AND event_id = ?";
     static final String FINGERPRINT_MONTHLY_SQL = FINGERPRINT_SQL + " AND event_month = ?";
 
+    /**
+     * A group's claim ({@link #claimAll}): one INSERT of many events, in event-id order, so that two transactions
+     * claiming overlapping events take their row locks in the same order and cannot deadlock on each other.
+     */
+    static final String CLAIM_ALL_SQL = "INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) "
+            + "SELECT ?, e, decode(f, 'hex'), now() FROM unnest(?::text[], ?::text[]) AS t(e, f) ORDER BY e "
+            + "ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id, NULL::text";
+    static final String CLAIM_ALL_MONTHLY_SQL = "INSERT INTO inbox (consumer, event_id, payload_sha256, event_month, "
+            + "processed_at) SELECT ?, e, decode(f, 'hex'), m::date, now() "
+            + "FROM unnest(?::text[], ?::text[], ?::text[]) AS t(e, f, m) ORDER BY e, m "
+            + "ON CONFLICT (consumer, event_id, event_month) DO NOTHING RETURNING event_id, event_month::text";
+    /** The stored fingerprints of a group's events that were not inserted (a new snapshot: racers' rows show). */
+    static final String FINGERPRINTS_SQL = "SELECT event_id, NULL::text, payload_sha256 FROM inbox "
+            + "WHERE consumer = ? AND event_id = ANY(?::text[])";
+    static final String FINGERPRINTS_MONTHLY_SQL = "SELECT event_id, event_month::text, payload_sha256 FROM inbox "
+            + "WHERE consumer = ? AND event_id = ANY(?::text[])";
+    /** Gives back the rows a group claimed for events it then did not deliver (it was cut short). */
+    static final String RELEASE_SQL = "DELETE FROM inbox WHERE consumer = ? AND event_id = ANY(?::text[])";
+    static final String RELEASE_MONTHLY_SQL = "DELETE FROM inbox WHERE consumer = ? AND (event_id, event_month::text) "
+            + "IN (SELECT * FROM unnest(?::text[], ?::text[]))";
+
+    /**
+     * One event of a group's claim.
+     *
+     * @param eventId     the normalized event id
+     * @param fingerprint the payload's SHA-256, {@code null} when not kept
+     * @param month       the event's month in partitioned mode, {@code null} otherwise
+     */
+    record Claim(String eventId, byte[] fingerprint, LocalDate month) {
+
+        String key() {
+            return month == null ? eventId : eventId + '\u0000' + month;
+        }
+
+        boolean sameAs(String otherId, byte[] otherFingerprint, LocalDate otherMonth) {
+            return eventId.equals(otherId) && java.util.Objects.equals(month, otherMonth)
+                    && Arrays.equals(fingerprint, otherFingerprint);
+        }
+    }
+
     /** What a claim found. */
     enum Result {
         /** This transaction now owns the event: process it. */
@@ -102,6 +142,144 @@ class InboxClaim {
             }
             throw e;
         }
+    }
+
+    /**
+     * Claims many events in the caller's transaction with one statement (and a second only when some were already
+     * claimed, to compare fingerprints): what {@link #claim} decides for each, in the same order. An event id that
+     * occurs twice in the list is claimed by its first occurrence; the later ones are duplicates of it (or
+     * conflicting payloads).
+     *
+     * @param consumer the consumer name
+     * @param claims   the events, in delivery order
+     * @return what the claim found for each event, in the order of {@code claims}
+     * @throws SQLException          when a statement fails; the transaction must then roll back
+     * @throws UnprocessableEventException in partitioned mode, when no partition holds an event's month
+     * @throws IllegalStateException when no JTA transaction is active (INBOX0009E)
+     */
+    Result[] claimAll(String consumer, java.util.List<Claim> claims) throws SQLException {
+        if (!transactions.isActive()) {
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0009E));
+        }
+        try (Connection connection = database.connection()) {
+            return claimAllOn(connection, consumer, claims);
+        } catch (SQLException e) {
+            if ("23514".equals(e.getSQLState()) && !claims.isEmpty() && claims.get(0).month() != null) {
+                throw new UnprocessableEventException(InboxLog.format(InboxMessage.INBOX0232E,
+                        claims.stream().map(Claim::month).distinct().toList()), e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Deletes, in the caller's transaction, the rows that {@link #claimAll} inserted for events the group then did
+     * not deliver, so that its commit claims only what it processed.
+     *
+     * @param consumer the consumer name
+     * @param claims   the events to give back (each one that {@link #claimAll} found {@code NEW})
+     * @throws SQLException when the statement fails; the transaction must then roll back
+     */
+    void release(String consumer, java.util.List<Claim> claims) throws SQLException {
+        if (claims.isEmpty()) {
+            return;
+        }
+        try (Connection connection = database.connection()) {
+            boolean monthly = claims.get(0).month() != null;
+            try (PreparedStatement delete = connection.prepareStatement(monthly ? RELEASE_MONTHLY_SQL : RELEASE_SQL)) {
+                delete.setString(1, consumer);
+                delete.setArray(2, connection.createArrayOf("text",
+                        claims.stream().map(Claim::eventId).toArray(String[]::new)));
+                if (monthly) {
+                    delete.setArray(3, connection.createArrayOf("text",
+                            claims.stream().map(c -> c.month().toString()).toArray(String[]::new)));
+                }
+                delete.executeUpdate();
+            }
+        }
+    }
+
+    /**
+     * {@link #claimAll}'s statements on a connection whose transaction the caller owns (also used by tests).
+     *
+     * @param connection a connection in the transaction that will do the business change
+     * @param consumer   the consumer name
+     * @param claims     the events, in delivery order; all with a month (partitioned mode) or none
+     * @return what the claim found for each event, in the order of {@code claims}
+     * @throws SQLException when a statement fails
+     */
+    static Result[] claimAllOn(Connection connection, String consumer, java.util.List<Claim> claims)
+            throws SQLException {
+        Result[] results = new Result[claims.size()];
+        if (claims.isEmpty()) {
+            return results;
+        }
+        boolean monthly = claims.get(0).month() != null;
+        java.util.Map<String, Integer> first = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < claims.size(); i++) {
+            first.putIfAbsent(claims.get(i).key(), i);
+        }
+        java.util.List<Claim> distinct = first.values().stream().map(claims::get).toList();
+        java.util.Set<String> inserted = new java.util.HashSet<>();
+        try (PreparedStatement insert = connection.prepareStatement(monthly ? CLAIM_ALL_MONTHLY_SQL : CLAIM_ALL_SQL)) {
+            insert.setString(1, consumer);
+            insert.setArray(2, connection.createArrayOf("text",
+                    distinct.stream().map(Claim::eventId).toArray(String[]::new)));
+            insert.setArray(3, connection.createArrayOf("text",
+                    distinct.stream().map(c -> c.fingerprint() == null ? null : hex(c.fingerprint()))
+                            .toArray(String[]::new)));
+            if (monthly) {
+                insert.setArray(4, connection.createArrayOf("text",
+                        distinct.stream().map(c -> c.month().toString()).toArray(String[]::new)));
+            }
+            try (ResultSet rows = insert.executeQuery()) {
+                while (rows.next()) {
+                    inserted.add(key(rows.getString(1), rows.getString(2)));
+                }
+            }
+        }
+        java.util.Map<String, byte[]> stored = new java.util.HashMap<>();
+        boolean compare = distinct.stream().anyMatch(c -> !inserted.contains(c.key()) && c.fingerprint() != null);
+        if (compare) {
+            try (PreparedStatement select = connection.prepareStatement(monthly ? FINGERPRINTS_MONTHLY_SQL
+                    : FINGERPRINTS_SQL)) {
+                select.setString(1, consumer);
+                select.setArray(2, connection.createArrayOf("text", distinct.stream()
+                        .filter(c -> !inserted.contains(c.key())).map(Claim::eventId).toArray(String[]::new)));
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        stored.put(key(rows.getString(1), rows.getString(2)), rows.getBytes(3));
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < claims.size(); i++) {
+            Claim claim = claims.get(i);
+            int firstIndex = first.get(claim.key());
+            byte[] earlier;
+            if (firstIndex == i) {
+                if (inserted.contains(claim.key())) {
+                    results[i] = Result.NEW;
+                    continue;
+                }
+                earlier = stored.get(claim.key());
+            } else {
+                // a second delivery of an event within the list: compared with the first, as if it had committed
+                earlier = results[firstIndex] == Result.NEW ? claims.get(firstIndex).fingerprint()
+                        : stored.get(claim.key());
+            }
+            results[i] = claim.fingerprint() == null || earlier == null || Arrays.equals(earlier, claim.fingerprint())
+                    ? Result.DUPLICATE : Result.CONFLICTING_PAYLOAD;
+        }
+        return results;
+    }
+
+    private static String key(String eventId, String month) {
+        return month == null ? eventId : eventId + '\u0000' + month;
+    }
+
+    private static String hex(byte[] bytes) {
+        return java.util.HexFormat.of().formatHex(bytes);
     }
 
     /**

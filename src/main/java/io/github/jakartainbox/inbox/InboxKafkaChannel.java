@@ -43,7 +43,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
 
     /** The channel's settings, read and checked by the connector. */
     record Settings(String channel, Properties kafka, List<String> topics, String groupId, int maxGroupSize,
-                    Duration groupTimeout, Duration pollTimeout, Duration lagWarning) {
+                    Duration groupTimeout, Duration pollTimeout, Duration lagWarning, boolean multiRowClaim) {
     }
 
     private static final long RETRY_MILLIS = 1000;
@@ -223,7 +223,9 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
         }
         long start = System.nanoTime();
         long cutAfter = settings.groupTimeout().toNanos() / 2;
-        DeliveryGroup group = new DeliveryGroup();
+        List<KafkaRecordMessage> messages = records.stream().map(KafkaRecordMessage::new).toList();
+        DeliveryGroup group = new DeliveryGroup(messages.stream().<Message<?>>map(KafkaRecordMessage::message)
+                .toList(), settings.multiRowClaim());
         int emitted = 0;
         try {
             transaction.setTransactionTimeout((int) Math.max(1, settings.groupTimeout().toSeconds()));
@@ -233,11 +235,11 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
         }
         group.enter();
         try {
-            for (ConsumerRecord<Object, Object> record : records) {
+            for (KafkaRecordMessage message : messages) {
                 if (!running || (emitted > 0 && System.nanoTime() - start > cutAfter)) {
                     break;
                 }
-                KafkaRecordMessage message = new KafkaRecordMessage(record);
+                group.at(emitted);
                 if (!emit(message)) {
                     halted = true;
                     break;
@@ -261,6 +263,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                 if (transaction.getStatus() == Status.STATUS_MARKED_ROLLBACK) {
                     throw new IllegalStateException("the transaction was marked for rollback");
                 }
+                group.beforeCommit(emitted); // a group cut short gives back the claims of what it did not deliver
                 transaction.commit();
                 groupsCommitted.increment();
                 recordsProcessed.add(emitted);

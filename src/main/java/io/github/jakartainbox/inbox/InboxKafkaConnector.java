@@ -41,7 +41,9 @@ import org.eclipse.microprofile.reactive.streams.operators.ReactiveStreams;
  * <p>Channel attributes: every key the Kafka consumer knows ({@code bootstrap.servers}, {@code group.id},
  * deserializers, security...), on the channel ({@code mp.messaging.incoming.<channel>.<key>}) or for all channels
  * of the connector ({@code mp.messaging.connector.inbox-kafka.<key>}); {@code topic} (comma-separated; default the
- * channel name); {@code group.max-size} (default 100; 1 is the per-message mode); {@code group.timeout} (ISO-8601,
+ * channel name); {@code group.max-size} (default 100; 1 is the per-message mode); {@code group.claim}
+ * ({@code multi-row}, the default: one INSERT claims a group's events at its first delivery; or {@code per-message});
+ * {@code group.timeout} (ISO-8601,
  * default {@code PT30S}: the JTA timeout of a group's transaction; a group takes no further record after half of
  * it); {@code commit-lag.alert} (ISO-8601, default {@code PT2M}: a partition whose committed offset stays behind its
  * processed records for longer is logged, {@code INBOX0608W}, and shown by health). Defaults differing from the
@@ -57,7 +59,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
 
     /** Attributes read by the connector itself, never handed to the Kafka consumer. */
     private static final Set<String> OWN = Set.of("connector", "channel-name", "topic", "group.max-size",
-            "group.timeout", "commit-lag.alert", "concurrency",
+            "group.claim", "group.timeout", "commit-lag.alert", "concurrency",
             // liberty-kafka's own options, so that a channel can switch connectors without a warning from Kafka
             "unacked.limit", "fast.ack", "context.service", "creation.retry.seconds");
 
@@ -148,8 +150,13 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
                     + "lower group.timeout or raise max.poll.interval.ms");
         }
         Duration lag = duration(config, channel, "commit-lag.alert", Duration.ofMinutes(2));
+        String claim = config.getOptionalValue("group.claim", String.class).map(String::trim).orElse("multi-row");
+        if (!claim.equals("multi-row") && !claim.equals("per-message")) {
+            throw invalid(channel, "group.claim is '" + claim + "'; it must be multi-row (one INSERT claims a "
+                    + "group's events) or per-message (one INSERT per event)");
+        }
         return new InboxKafkaChannel.Settings(channel, kafka, topics, groupId, maxGroupSize, groupTimeout,
-                Duration.ofMillis(500), lag);
+                Duration.ofMillis(500), lag, claim.equals("multi-row"));
     }
 
     private static String baseName(String channel) {

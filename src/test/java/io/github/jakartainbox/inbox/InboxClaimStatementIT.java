@@ -117,6 +117,89 @@ class InboxClaimStatementIT {
         assertEquals(1, rows(plain, id));
     }
 
+    /** A group's claims in one statement, committed; what each found. */
+    private static InboxClaim.Result[] claimAll(PGSimpleDataSource db, java.util.List<InboxClaim.Claim> claims)
+            throws SQLException {
+        try (Connection c = db.getConnection()) {
+            c.setAutoCommit(false);
+            InboxClaim.Result[] results = InboxClaim.claimAllOn(c, "billing", claims);
+            c.commit();
+            return results;
+        }
+    }
+
+    @Test
+    void aGroupsClaimFindsWhatOneClaimPerEventWouldFind() throws SQLException {
+        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
+            PGSimpleDataSource db = month == null ? plain : monthly;
+            String processed = UUID.randomUUID().toString();
+            String other = UUID.randomUUID().toString();
+            assertEquals(InboxClaim.Result.NEW, claim(db, processed, sha("p"), month));
+            assertEquals(InboxClaim.Result.NEW, claim(db, other, sha("o"), month));
+            String a = UUID.randomUUID().toString();
+            String b = UUID.randomUUID().toString();
+            String c = UUID.randomUUID().toString();
+            InboxClaim.Result[] results = claimAll(db, java.util.List.of(
+                    new InboxClaim.Claim(b, sha("b"), month),
+                    new InboxClaim.Claim(processed, sha("p"), month),
+                    new InboxClaim.Claim(other, sha("changed"), month),
+                    new InboxClaim.Claim(a, sha("a"), month),
+                    new InboxClaim.Claim(b, sha("b"), month),
+                    new InboxClaim.Claim(a, sha("a, changed"), month),
+                    new InboxClaim.Claim(c, null, month)));
+            assertEquals(java.util.List.of(InboxClaim.Result.NEW, InboxClaim.Result.DUPLICATE,
+                    InboxClaim.Result.CONFLICTING_PAYLOAD, InboxClaim.Result.NEW, InboxClaim.Result.DUPLICATE,
+                    InboxClaim.Result.CONFLICTING_PAYLOAD, InboxClaim.Result.NEW), java.util.List.of(results));
+            for (String id : new String[] {processed, other, a, b, c}) {
+                assertEquals(1, rows(db, id), id);
+            }
+            assertEquals(InboxClaim.Result.DUPLICATE, claim(db, a, sha("a"), month), "a's first payload was kept");
+        }
+    }
+
+    @Test
+    void aGroupCutShortGivesBackTheClaimsOfWhatItDidNotDeliver() throws SQLException {
+        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
+            PGSimpleDataSource db = month == null ? plain : monthly;
+            String kept = UUID.randomUUID().toString();
+            String givenBack = UUID.randomUUID().toString();
+            try (Connection c = db.getConnection()) {
+                c.setAutoCommit(false);
+                java.util.List<InboxClaim.Claim> claims = java.util.List.of(
+                        new InboxClaim.Claim(kept, sha("k"), month), new InboxClaim.Claim(givenBack, sha("g"), month));
+                InboxClaim.claimAllOn(c, "billing", claims);
+                try (PreparedStatement delete = c.prepareStatement(month == null ? InboxClaim.RELEASE_SQL
+                        : InboxClaim.RELEASE_MONTHLY_SQL)) {
+                    delete.setString(1, "billing");
+                    delete.setArray(2, c.createArrayOf("text", new String[] {givenBack}));
+                    if (month != null) {
+                        delete.setArray(3, c.createArrayOf("text", new String[] {month.toString()}));
+                    }
+                    assertEquals(1, delete.executeUpdate());
+                }
+                c.commit();
+            }
+            assertEquals(1, rows(db, kept));
+            assertEquals(0, rows(db, givenBack));
+        }
+    }
+
+    @Test
+    void aGroupsClaimWaitsForARacerAndSeesItsCommit() throws Exception {
+        String raced = UUID.randomUUID().toString();
+        String fresh = UUID.randomUUID().toString();
+        try (Connection holder = plain.getConnection()) {
+            holder.setAutoCommit(false);
+            assertEquals(InboxClaim.Result.NEW, InboxClaim.claimOn(holder, "billing", raced, sha("r"), null));
+            Future<InboxClaim.Result[]> waiting = racer.submit(() -> claimAll(plain, java.util.List.of(
+                    new InboxClaim.Claim(fresh, sha("f"), null), new InboxClaim.Claim(raced, sha("other"), null))));
+            assertFalse(waitedOut(waiting), "the group's claim must wait on the racer's row");
+            holder.commit();
+            assertEquals(java.util.List.of(InboxClaim.Result.NEW, InboxClaim.Result.CONFLICTING_PAYLOAD),
+                    java.util.List.of(waiting.get(30, TimeUnit.SECONDS)));
+        }
+    }
+
     /**
      * The first delivery inserts its row and holds its transaction open; the second claims on another connection
      * and must wait on the key; then the first commits or rolls back.

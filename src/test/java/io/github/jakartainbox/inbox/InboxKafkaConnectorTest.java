@@ -42,17 +42,26 @@ class InboxKafkaConnectorTest {
         Map<String, String> p = channel("orders-billing");
         p.put("group.max-size", "10");
         p.put("fast.ack", "false");
+        p.put("group.claim", "multi-row");
         InboxKafkaChannel.Settings s = InboxKafkaConnector.settings(config(p));
         assertEquals(10, s.maxGroupSize());
         assertEquals(Duration.ofSeconds(30), s.groupTimeout());
+        assertTrue(s.multiRowClaim(), "group.claim defaults to multi-row");
         assertEquals(List.of("orders.confirmed"), s.topics());
         assertEquals("read_committed", s.kafka().getProperty("isolation.level"));
         assertEquals("false", s.kafka().getProperty("enable.auto.commit"));
         assertEquals("billing", s.kafka().getProperty("group.id"));
         assertEquals("inbox-kafka-orders-billing", s.kafka().getProperty("client.id"));
-        for (String own : List.of("group.max-size", "fast.ack", "topic", "connector", "channel-name")) {
+        for (String own : List.of("group.max-size", "group.claim", "fast.ack", "topic", "connector", "channel-name")) {
             assertTrue(!s.kafka().containsKey(own), own + " is the connector's, not the Kafka consumer's");
         }
+    }
+
+    @Test
+    void groupClaimPerMessageTurnsTheMultiRowClaimOff() {
+        Map<String, String> p = channel("orders-billing");
+        p.put("group.claim", " per-message ");
+        assertTrue(!InboxKafkaConnector.settings(config(p)).multiRowClaim());
     }
 
     @Test
@@ -83,9 +92,11 @@ class InboxKafkaConnectorTest {
         size.put("group.max-size", "0");
         Map<String, String> timeout = channel("a");
         timeout.put("group.timeout", "30s");
+        Map<String, String> claim = channel("a");
+        claim.put("group.claim", "batch");
         Map<Map<String, String>, String> cases = Map.of(noGroup, "group.id", autoCommit, "enable.auto.commit",
                 longGroup, "max.poll.interval.ms", shortPoll, "max.poll.interval.ms", size, "group.max-size",
-                timeout, "group.timeout");
+                timeout, "group.timeout", claim, "group.claim");
         cases.forEach((p, key) -> {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> InboxKafkaConnector.settings(config(p)), key);
