@@ -10,7 +10,7 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 
 /**
  * The billing handler on {@code inbox-kafka} channels of the benchmark ({@link EndToEndBenchmark}): with
- * {@code @Idempotent} in groups of up to 10 and up to 100, and without the inbox ({@code @Transactional}, joining
+ * {@code @Idempotent} in groups of up to 10 and up to 100 (the latter also with {@code group.claim=per-message}), and without the inbox ({@code @Transactional}, joining
  * the group's transaction) in groups of up to 100. Deployed only to the benchmark server.
  */
 @ApplicationScoped
@@ -28,6 +28,12 @@ public class GroupedBillingConsumers {
     @Incoming("bench-g100")
     @Idempotent(consumer = "billing-g100")
     public void grouped100(String value) {
+        invoices.create(OrderConfirmed.parse(value));
+    }
+
+    @Incoming("bench-g100-pm")
+    @Idempotent(consumer = "billing-g100pm")
+    public void grouped100ClaimPerEvent(String value) {
         invoices.create(OrderConfirmed.parse(value));
     }
 
