@@ -2,7 +2,6 @@ package io.github.jakartainbox.faults;
 
 import io.github.jakartainbox.it.Db;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -10,10 +9,8 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The fault suite's own PostgreSQL cluster, made fresh by {@code initdb} for each suite run on 127.0.0.1:{@value
@@ -117,19 +114,6 @@ final class PrivatePostgres {
     }
 
     private static Path binaries() {
-        String configured = System.getProperty("faults.pg.bin");
-        if (configured != null) {
-            return Path.of(configured);
-        }
-        try (Stream<Path> versions = Files.list(Path.of("/usr/lib/postgresql"))) {
-            return versions.filter(v -> Files.isExecutable(v.resolve("bin/initdb")))
-                    .max(Comparator.comparingInt(v -> Integer.parseInt(v.getFileName().toString().replaceAll("\\D", "0"))))
-                    .map(v -> v.resolve("bin"))
-                    .orElseThrow(() -> new IllegalStateException("No PostgreSQL server binaries in /usr/lib/postgresql; "
-                            + "install the postgresql package or set -Dfaults.pg.bin=<directory of initdb and pg_ctl>"));
-        } catch (IOException e) {
-            throw new UncheckedIOException("No /usr/lib/postgresql; set -Dfaults.pg.bin=<directory of initdb and "
-                    + "pg_ctl>", e);
-        }
+        return io.github.jakartainbox.testing.PostgresBinaries.find("faults.pg.bin");
     }
 }

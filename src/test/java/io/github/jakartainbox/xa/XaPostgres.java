@@ -173,19 +173,6 @@ public final class XaPostgres {
     }
 
     private static Path binaries() {
-        String configured = System.getProperty("xa.pg.bin");
-        if (configured != null) {
-            return Path.of(configured);
-        }
-        try (Stream<Path> versions = Files.list(Path.of("/usr/lib/postgresql"))) {
-            return versions.filter(v -> Files.isExecutable(v.resolve("bin/initdb")))
-                    .max(Comparator.comparingInt(v -> Integer.parseInt(v.getFileName().toString().replaceAll("\\D", "0"))))
-                    .map(v -> v.resolve("bin"))
-                    .orElseThrow(() -> new IllegalStateException("No PostgreSQL server binaries in /usr/lib/postgresql; "
-                            + "install the postgresql package or set -Dxa.pg.bin=<directory of initdb and pg_ctl>"));
-        } catch (IOException e) {
-            throw new IllegalStateException("No /usr/lib/postgresql; set -Dxa.pg.bin=<directory of initdb and pg_ctl>",
-                    e);
-        }
+        return io.github.jakartainbox.testing.PostgresBinaries.find("xa.pg.bin");
     }
 }
