@@ -1,6 +1,5 @@
 package io.github.jakartainbox.billing;
 
-import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InboxDeadLetters;
 import io.github.jakartainbox.inbox.InboxDeadLetters.DeadLetter;
 import io.github.jakartainbox.inbox.Printable;
@@ -52,12 +51,13 @@ import org.eclipse.microprofile.reactive.messaging.Emitter;
 @RolesAllowed(Roles.OPERATOR)
 public class DeadLetterResource {
 
-    /** The inbox names of this service's consumers (inbox.consumer.<c>.name may rename them); all read orders.confirmed. */
-    private static final Set<String> CONSUMERS = Set.of(InboxConfig.consumerName("billing"),
-            InboxConfig.consumerName("analytics"), InboxConfig.consumerName("billing-jms"));
+    /** The consumers whose dead letters can be re-driven here: those reading orders.confirmed. */
+    private static final Set<String> CONSUMERS = Set.copyOf(ServiceConsumers.inboxNames(ServiceConsumers.ORDERS));
+    /** Every consumer of the service: a dead-letter list may be asked for any of them. */
+    private static final List<String> ALL_CONSUMERS = ServiceConsumers.inboxNames(ServiceConsumers.ALL);
 
     /** The consumer fed by the JMS queue orders.confirmed: its dead letters are re-driven to that queue. */
-    private static final String JMS_CONSUMER = InboxConfig.consumerName("billing-jms");
+    private static final String JMS_CONSUMER = ServiceConsumers.inboxNames(List.of(ServiceConsumers.JMS)).get(0);
 
     @Inject
     JmsOrders jmsOrders;
@@ -73,8 +73,9 @@ public class DeadLetterResource {
     SecurityContext caller;
 
     /**
-     * @param consumer only this consumer's, when given
-     * @param open     only those neither re-driven nor discarded (default {@code true})
+     * @param consumer only this consumer's, when given: one of the service's consumers (400 otherwise)
+     * @param open     {@code true} (the default): only those neither re-driven nor discarded; {@code false}: all,
+     *                 re-driven and discarded ones included
      * @param limit    the most returned, 1 to 1000, newest failure first
      * @return the dead letters, without payloads
      * @throws SQLException when the database cannot be read (500)
@@ -85,6 +86,10 @@ public class DeadLetterResource {
                                  @QueryParam("limit") @DefaultValue("100") String limit) throws SQLException {
         if (!open.equals("true") && !open.equals("false")) {
             throw QueryParams.badRequest("open must be true or false, got " + Printable.of(open, 20));
+        }
+        if (consumer != null && !consumer.isBlank() && !ALL_CONSUMERS.contains(consumer)) {
+            throw QueryParams.badRequest("consumer must be one of " + String.join(", ", ALL_CONSUMERS)
+                    + " (or left out for all), got " + Printable.of(consumer, 60));
         }
         return deadLetters.list(consumer == null || consumer.isBlank() ? null : consumer, open.equals("true"),
                 QueryParams.limit(limit, InboxDeadLetters.MAX_LIMIT));

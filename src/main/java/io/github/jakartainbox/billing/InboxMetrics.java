@@ -1,6 +1,5 @@
 package io.github.jakartainbox.billing;
 
-import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InboxStatistics;
 import io.github.jakartainbox.inbox.InboxStatistics.ConsumerFigures;
 import io.github.jakartainbox.inbox.InboxStatistics.PurgeStatus;
@@ -27,9 +26,8 @@ import org.eclipse.microprofile.metrics.Tag;
 public class InboxMetrics {
 
     private static final long CACHE_NANOS = 10_000_000_000L;
-    /** the inbox names of the service's consumers (inbox.consumer.<c>.name may rename them) */
-    private static final List<String> CONSUMERS = List.of(InboxConfig.consumerName("billing"),
-            InboxConfig.consumerName("analytics"));
+    /** every consumer of the service, the mailer and the JMS consumer included */
+    private static final List<String> CONSUMERS = ServiceConsumers.inboxNames(ServiceConsumers.ALL);
 
     @Inject
     MetricRegistry registry;

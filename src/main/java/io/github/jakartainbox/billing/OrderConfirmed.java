@@ -91,6 +91,12 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
         if (json == null || json.isBlank()) {
             throw new UnprocessableEventException(BillingMessage.BILLING0101E.format("blank"));
         }
+        // the same size limit whatever the entry point (a Kafka value's bytes, a JMS TextMessage's text)
+        long bytes = utf8Length(json);
+        if (bytes > MAX_BYTES) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0102E.format(String.valueOf(bytes),
+                    String.valueOf(MAX_BYTES)));
+        }
         JsonObject object;
         try {
             object = StrictJson.readObject(json);
@@ -153,5 +159,25 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
 
     private static String shortened(String text) {
         return Printable.of(text, 60);
+    }
+
+    /** @return how many bytes the text takes in UTF-8, counted without encoding it (stops counting past the limit) */
+    private static long utf8Length(String text) {
+        long bytes = 0;
+        for (int i = 0; i < text.length() && bytes <= MAX_BYTES; i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
     }
 }

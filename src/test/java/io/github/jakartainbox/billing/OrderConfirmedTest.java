@@ -46,6 +46,11 @@ class OrderConfirmedTest {
         assertBytesMessage("value is empty (a tombstone", null);
         byte[] big = ("{\"event_id\":\"e\",\"pad\":\"" + "x".repeat(5 * 1024 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
         assertBytesMessage("more than the 65536", big);
+        // the same limit for text (a JMS TextMessage): counted in UTF-8 bytes, not characters
+        assertMessage("more than the 65536", new String(big, StandardCharsets.UTF_8));
+        String valid = order("o-1", "a@example.com", "1.00");
+        String padded = valid.substring(0, valid.length() - 1) + ",\"pad\":\"" + "\u00e9".repeat(33_000) + "\"}";
+        assertMessage("more than the 65536", padded); // 33,000 characters, 66,000 bytes
         byte[] latin1 = "{\"event_id\":\"e\",\"customer_email\":\"j\u00f6rg@example.com\"}".getBytes(StandardCharsets.ISO_8859_1);
         assertBytesMessage("not valid UTF-8", latin1);
         OrderConfirmed o = OrderConfirmed.parse(("{\"event_id\":\"e\",\"order_id\":\"o-1\",\"customer_email\":"

@@ -1,0 +1,29 @@
+package io.github.jakartainbox.billing;
+
+import io.github.jakartainbox.inbox.InboxConfig;
+import java.util.List;
+
+/**
+ * The inbox consumers of the billing service, in one place for the metrics and the dead-letter API
+ * ({@code ServiceConsumersTest} checks that it names every {@code @Idempotent} consumer of this package).
+ */
+final class ServiceConsumers {
+
+    /** As annotated: the consumers that read {@code orders.confirmed} (Kafka) or the JMS queue of the same name. */
+    static final List<String> ORDERS = List.of("billing", "analytics", "billing-jms");
+    /** As annotated: every consumer, those of {@link #ORDERS} and the mailer, which reads {@code invoices.issued}. */
+    static final List<String> ALL = List.of("billing", "analytics", "billing-jms", "mailer");
+    /** As annotated: the consumer fed by the JMS queue {@code orders.confirmed}. */
+    static final String JMS = "billing-jms";
+
+    private ServiceConsumers() {
+    }
+
+    /**
+     * @param annotated consumer names as {@code @Idempotent} gives them
+     * @return their inbox names ({@code inbox.consumer.<c>.name} may change them), read from the configuration
+     */
+    static List<String> inboxNames(List<String> annotated) {
+        return annotated.stream().map(InboxConfig::consumerName).toList();
+    }
+}
