@@ -8,6 +8,7 @@ const RATE_WINDOW_MS = 5 * 60 * 1000;
 
 let auth = null;          // 'Basic ...' while signed in
 let operator = false;     // whether the user may see and change dead letters
+let roleKnown = false;    // false while the role could not be read (the API answered neither 2xx nor 403)
 let timer = null;
 let samples = [];         // {t, figures: {consumer: {processed, duplicatesSkipped, retries, deadLettered}}}
 
@@ -42,20 +43,33 @@ async function signIn(event) {
       : 'This user has no billing role, or its password is not set on the server.';
     return;
   }
-  const deadLetters = await call('GET', '/dead-letters?limit=1');
-  operator = deadLetters.ok;
   $('login-password').value = '';
   $('login-error').textContent = '';
   $('user').textContent = user;
-  $('role').textContent = operator ? 'operator' : 'reader';
   $('login').hidden = true;
   $('who').hidden = false;
   $('dashboard').hidden = false;
-  $('dead-letters-operator').hidden = !operator;
-  $('dead-letters-reader').hidden = operator;
+  await readRole();
   samples = [];
   await refresh();
   timer = setInterval(refresh, REFRESH_MS);
+}
+
+// The role is what the API says of a dead-letter read: 2xx an operator, 403 a reader. Any other answer (the
+// database away: 503) says nothing of the role, so it is asked again at the next refresh instead of taking the
+// user for a reader for the whole session.
+async function readRole() {
+  let status;
+  try {
+    status = (await call('GET', '/dead-letters?limit=1')).status;
+  } catch (e) {
+    status = 0;
+  }
+  roleKnown = (status >= 200 && status < 300) || status === 403;
+  operator = status >= 200 && status < 300;
+  $('role').textContent = roleKnown ? (operator ? 'operator' : 'reader') : 'role not known yet: the API answered ' + status;
+  $('dead-letters-operator').hidden = !operator;
+  $('dead-letters-reader').hidden = operator || !roleKnown;
 }
 
 function signOut() {
@@ -97,7 +111,7 @@ function showConsumers(list) {
 
 function showPurge(purge) {
   if (!purge) { $('purge-state').textContent = 'no purge state yet'; return; }
-  $('purge-state').textContent = purge.overdue ? 'OVERDUE' : 'on time';
+  $('purge-state').textContent = purge.overdue ? 'OVERDUE' : (purge.lastFinishedAt ? 'on time' : 'not run yet');
   $('purge-state').className = purge.overdue ? 'error' : 'ok';
   $('purge-last').textContent = purge.lastFinishedAt || 'never';
   $('purge-deleted').textContent = purge.lastDeleted + ' / ' + purge.totalDeleted;
@@ -137,7 +151,8 @@ async function showDeadLetters() {
     const actions = row.insertCell();
     actions.appendChild(button('Re-drive', 'redrive', () => act('POST', '/dead-letters/' + d.id + '/redrive', d)));
     actions.appendChild(document.createTextNode(' '));
-    actions.appendChild(button('Discard', 'discard danger', () => act('DELETE', '/dead-letters/' + d.id, d)));
+    actions.appendChild(button('Discard', 'discard danger', () => act('DELETE', '/dead-letters/' + d.id, d,
+      'Discard dead letter ' + d.id + ' of ' + d.consumer + '? Its event is then never processed by this consumer.')));
   });
   $('no-dead-letters').hidden = letters.length > 0;
 }
@@ -147,17 +162,20 @@ function button(label, cls, onClick) {
   b.type = 'button';
   b.textContent = label;
   b.className = cls;
-  b.addEventListener('click', async () => { b.disabled = true; await onClick(); });
+  b.addEventListener('click', async () => { b.disabled = true; if (!(await onClick())) b.disabled = false; });
   return b;
 }
 
-async function act(method, path, letter) {
+// returns false when the operator cancelled, so that the button can be pressed again
+async function act(method, path, letter, question) {
+  if (question && !window.confirm(question)) return false;
   const response = await call(method, path);
   const text = await response.text();
   const what = (method === 'POST' ? 're-drive' : 'discard') + ' of dead letter ' + letter.id + ' (' + letter.consumer + ')';
   $('action').textContent = response.ok ? 'Done: ' + what + '.' : 'Refused: ' + what + ': HTTP ' + response.status + ' ' + text.slice(0, 300);
   $('action').className = response.ok ? 'status ok' : 'status error';
   await refresh();
+  return true;
 }
 
 async function findInvoice(event) {
@@ -178,6 +196,7 @@ async function findInvoice(event) {
 
 async function refresh() {
   try {
+    if (!roleKnown) await readRole();
     const [consumers, purge, count] = await Promise.all([json('/inbox'), call('GET', '/inbox/purge'), json('/invoices/count')]);
     showConsumers(consumers);
     showPurge(purge.status === 200 ? await purge.json() : null);

@@ -42,7 +42,9 @@ enum BillingMessage {
     BILLING0209E(Level.SEVERE, "The JMS message is a {0}, not a TextMessage: consumer billing-jms reads an order event''s JSON text (UTF-8)."),
     BILLING0210W(Level.WARNING, "Could not send to JMS queue {0}: {1}. Nothing was sent; try again once the messaging engine is up."),
     BILLING0211W(Level.WARNING, "Forbidden: {0} may not call {1}; it needs role {2} (dead letters, failing outbox rows and every change). Ask an administrator for that role, or read the figures only."),
-    BILLING0212W(Level.WARNING, "The billing database gives no connection at application start: {0}. The application starts anyway; the billing tables are migrated when a consumer first needs them.");
+    BILLING0212W(Level.WARNING, "The billing database gives no connection at application start: {0}. The application starts anyway; the billing tables are migrated when a consumer first needs them."),
+    BILLING0213W(Level.WARNING, "{0} answered 503 (incident {1}): {2}. Try again in a few seconds."),
+    BILLING0214E(Level.SEVERE, "{0} failed (incident {1}); the server log has the details under this incident number.");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
 
@@ -57,6 +59,18 @@ enum BillingMessage {
     /** @return the id, a colon and the text */
     String format(Object... args) {
         return name() + ": " + MessageFormat.format(pattern, args);
+    }
+
+    /**
+     * Logs this message at its level with the failure's stack trace.
+     *
+     * @param thrown the failure
+     * @param args   the message's arguments
+     */
+    void log(Throwable thrown, Object... args) {
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, format(args), thrown);
+        }
     }
 
     /** Logs this message at its level. */

@@ -113,6 +113,19 @@ public final class Db {
         });
     }
 
+    /**
+     * Runs a statement that returns no rows (DDL, {@code ALTER DATABASE}...).
+     *
+     * @param sql the statement
+     */
+    public void execute(String sql) {
+        try (Connection c = connector.connect(); java.sql.Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
     private <T> T query(String sql, Object[] params, Reader<T> reader) {
         try (Connection c = connector.connect(); PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {

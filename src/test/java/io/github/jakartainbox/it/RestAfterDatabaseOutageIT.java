@@ -71,4 +71,41 @@ class RestAfterDatabaseOutageIT {
                     + "database ended all connections: " + response.body());
         }
     }
+
+    /**
+     * While the database refuses connections, each read answers 503 with Retry-After and a JSON body that names no
+     * internals (found by a fresh-eyes trial: 500 with Liberty's HTML page, or an empty body and the exception's
+     * text in a response header); once it accepts them again, 200.
+     */
+    @Test
+    void whileTheDatabaseRefusesConnectionsTheApiAnswers503WithRetryAfter() throws Exception {
+        List<Call> calls = List.of(
+                new Call("GET", "/invoices/count", Api.READER),
+                new Call("GET", "/inbox", Api.READER),
+                new Call("GET", "/inbox/purge", Api.READER),
+                new Call("GET", "/dead-letters?limit=1", Api.OPERATOR));
+        admin.execute("ALTER DATABASE " + DATABASE + " ALLOW_CONNECTIONS false");
+        try {
+            endAllConnections();
+            for (Call call : calls) {
+                HttpResponse<String> response = Api.call(call.method(), API + call.path(), call.user());
+                String what = call.method() + " " + call.path() + " while the database refuses connections: ";
+                assertEquals(503, response.statusCode(), what + response.body());
+                assertEquals("10", response.headers().firstValue("Retry-After").orElse(null), what);
+                assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("application/json"),
+                        what + response.headers().map());
+                assertTrue(response.body().contains("BILLING0213W") && !response.body().contains("SQL")
+                        && !response.body().contains("Exception"), what + response.body());
+                for (var header : response.headers().map().entrySet()) {
+                    assertTrue(!header.getKey().contains("Exception") && header.getValue().stream()
+                            .noneMatch(v -> v.contains("Exception")), what + "header " + header);
+                }
+            }
+        } finally {
+            admin.execute("ALTER DATABASE " + DATABASE + " ALLOW_CONNECTIONS true");
+        }
+        for (Call call : calls) {
+            assertEquals(200, Api.call(call.method(), API + call.path(), call.user()).statusCode(), call.path());
+        }
+    }
 }

@@ -1,0 +1,32 @@
+package io.github.jakartainbox.inbox;
+
+/**
+ * How the inbox reads a database failure, for application code that wants to answer the same way (for example a
+ * REST endpoint that should answer 503 rather than 500 while the database is away).
+ */
+public final class DatabaseFailures {
+
+    private DatabaseFailures() {
+    }
+
+    /**
+     * Whether a failure means that the database cannot be used right now, so that trying again later can succeed:
+     * no connection could be had, the connection was refused, lost or terminated, or the database does not accept
+     * connections (SQLState class 08, 57P01 to 57P03, 55000 with no connection, {@code java.sql} connection exception
+     * types, the inbox's own no-connection failure), or the server is short of resources or the statement waited too
+     * long (class 53, 55P03, 57014, 40001, 40P01). The SQLStates are PostgreSQL's ("Appendix A. PostgreSQL Error
+     * Codes"); the cause chain is followed, and each {@link java.sql.SQLException#getNextException()} too.
+     *
+     * @param failure what was thrown; {@code null} gives {@code false}
+     * @return {@code true} when the failure says the database is unavailable or overloaded, not that the request or
+     *         the data is wrong
+     */
+    public static boolean unavailable(Throwable failure) {
+        if (failure == null) {
+            return false;
+        }
+        FailureKind kind = FailureKind.of(failure);
+        return kind == FailureKind.OUTAGE || kind == FailureKind.TRANSIENT
+                || "55000".equals(FailureKind.sqlState(failure)); // "database ... is not currently accepting connections"
+    }
+}
