@@ -30,6 +30,7 @@ enum BillingMessage {
     BILLING0125E(Level.SEVERE, "invoice {0} of event {1} does not exist in this database: the event belongs to another database, or its invoice was deleted."),
     BILLING0126E(Level.SEVERE, "customer_email of invoice {0} is not a mail address: {1}"),
     BILLING0127E(Level.SEVERE, "The invoice mail {0} was not accepted by the SMTP server (retried): {1}"),
+    BILLING0128E(Level.SEVERE, "invoice {0} of this database is for order {1}, but event {2} is for order {3} ({4}): the event comes from another database''s invoices (another service or a test publishing to the same topic); nothing is mailed. Give each database its own invoices.issued topic and mailer group."),
 
     BILLING0201I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) re-driven by {3}."),
     BILLING0202I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) discarded by {3}."),

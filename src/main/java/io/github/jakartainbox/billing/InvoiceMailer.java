@@ -1,6 +1,7 @@
 package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.Idempotent;
+import io.github.jakartainbox.inbox.Printable;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -62,6 +63,14 @@ public class InvoiceMailer {
         if (invoice == null) {
             throw new UnprocessableEventException(BillingMessage.BILLING0125E.format(
                     String.valueOf(event.invoiceId()), event.eventId()));
+        }
+        // the id alone does not say the event is this database's: another database's invoice of the same id would
+        // be mailed to this one's customer (seen when a benchmark published to the service's topic)
+        if (!invoice.getOrderId().equals(event.orderId()) || !invoice.getCustomerEmail().equals(event.customerEmail())
+                || invoice.getAmount().compareTo(event.amount()) != 0 || !invoice.getCurrency().equals(event.currency())) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0128E.format(String.valueOf(invoice.getId()),
+                    Printable.of(invoice.getOrderId(), 60), event.eventId(), Printable.of(event.orderId(), 60),
+                    "order id, customer, amount and currency must all match"));
         }
         String messageId = messageId(event.eventId());
         // recorded first, sent second: a failing send rolls the record back; only a failed commit after the

@@ -103,6 +103,36 @@ class InvoiceMailIT {
         assertTrue(pdfText.contains(e.orderId()), pdfText);
     }
 
+    /**
+     * An invoices.issued record of another database, naming an invoice id this database also has, is dead-lettered
+     * (BILLING0128E) and mails nothing: before, the mailer looked the invoice up by id alone and mailed this
+     * database's invoice to its customer a second time (seen when a benchmark's server published to the service's
+     * topic).
+     */
+    @Test
+    void anInvoicesIssuedEventOfAnotherDatabaseIsDeadLetteredAndMailsNothing() throws Exception {
+        Event e = order("foreign", "12.00");
+        send(List.of(e));
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ? "
+                + "AND mailed_at IS NOT NULL", e.orderId()), "invoice created and mailed");
+        long invoiceId = db.number("SELECT id FROM invoice WHERE order_id = ?", e.orderId());
+        String messageId = db.text("SELECT mail_message_id FROM invoice WHERE order_id = ?", e.orderId());
+        String foreignEventId = UUID.randomUUID().toString();
+        String foreign = Json.createObjectBuilder().add("event_id", foreignEventId).add("invoice_id", invoiceId)
+                .add("order_id", "other-database-order-" + invoiceId).add("customer_email", email(e))
+                .add("amount", "99.00").add("currency", "EUR").build().toString();
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(TestEnv.INVOICES_TOPIC,
+                    "other-database-order-" + invoiceId, foreign)).get();
+        }
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM inbox_dead_letter WHERE consumer = "
+                + "'mailer' AND event_id = ? AND error LIKE 'BILLING0128E%'", foreignEventId),
+                "the foreign event is dead-lettered with its reason");
+        assertEquals(messageId, db.text("SELECT mail_message_id FROM invoice WHERE order_id = ?", e.orderId()),
+                "the invoice's mail record is untouched");
+        assertEquals(1, Mailbox.of(email(e)).size(), "the customer got one mail, not a second one");
+    }
+
     /** @return the text of the mail's PDF attachment, parsed by PDFBox */
     private static String pdfText(String mime) throws Exception {
         MimeMessage message = new MimeMessage(Session.getInstance(new Properties()),
