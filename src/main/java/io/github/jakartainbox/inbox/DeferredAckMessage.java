@@ -92,8 +92,9 @@ final class DeferredAckMessage implements InvocationHandler {
         }
     }
 
-    /** An acknowledgement function of the shape the method returns, calling {@code body} with its first argument. */
-    private static Object function(Class<?> shape, Function<Object, CompletionStage<Void>> body) {
+    /** An acknowledgement function of the shape the method returns, calling {@code body} with its first argument
+     *  (also {@link KafkaRecordMessage}'s). */
+    static Object function(Class<?> shape, Function<Object, CompletionStage<Void>> body) {
         if (shape == Supplier.class) {
             return (Supplier<CompletionStage<Void>>) () -> body.apply(null);
         }

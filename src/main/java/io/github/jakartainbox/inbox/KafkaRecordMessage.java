@@ -6,9 +6,6 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.BiFunction;
-import java.util.function.Function;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -93,10 +90,10 @@ final class KafkaRecordMessage implements InvocationHandler {
                 break;
         }
         if (name.startsWith("getAck")) {
-            return function(method.getReturnType(), reason -> acked());
+            return DeferredAckMessage.function(method.getReturnType(), reason -> acked());
         }
         if (name.startsWith("getNack")) {
-            return function(method.getReturnType(), this::nacked);
+            return DeferredAckMessage.function(method.getReturnType(), this::nacked);
         }
         if (method.isDefault()) {
             return InvocationHandler.invokeDefault(proxy, method, args);
@@ -107,15 +104,5 @@ final class KafkaRecordMessage implements InvocationHandler {
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
-    }
-
-    private static Object function(Class<?> shape, Function<Object, CompletionStage<Void>> body) {
-        if (shape == Supplier.class) {
-            return (Supplier<CompletionStage<Void>>) () -> body.apply(null);
-        }
-        if (shape == BiFunction.class) {
-            return (BiFunction<Object, Object, CompletionStage<Void>>) (first, metadata) -> body.apply(first);
-        }
-        return (Function<Object, CompletionStage<Void>>) body::apply;
     }
 }
