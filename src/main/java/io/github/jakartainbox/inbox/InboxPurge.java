@@ -72,6 +72,17 @@ public class InboxPurge {
 
     private volatile Failure unrecordedFailure;
 
+    /** The end of a run that could not be recorded (the database was away): its lease, counts and outcome. */
+    private record PendingRelease(String owner, long deleted, long batches, String outcome) {
+    }
+
+    /**
+     * A run of this server whose lease could not be given back; the next run gives it back first. Without this the
+     * purge stayed paused until the lease expired ({@code inbox.purge.lease}, PT10M), after any outage that began
+     * during a run.
+     */
+    private volatile PendingRelease pendingRelease;
+
     /** @return this server's last failed run that the state table does not show, if it is the latest news */
     Optional<Failure> unrecordedFailure() {
         return Optional.ofNullable(unrecordedFailure);
@@ -92,6 +103,18 @@ public class InboxPurge {
         int batchSize = InboxConfig.PURGE_BATCH_SIZE.get(config);
         String owner = UUID.randomUUID().toString();
         long started = System.nanoTime();
+        PendingRelease pending = pendingRelease;
+        if (pending != null) {
+            try {
+                inTransaction(c -> {
+                    PurgeStatements.release(c, pending.owner(), pending.deleted(), pending.batches(), pending.outcome());
+                    return null;
+                });
+                pendingRelease = null;
+            } catch (Exception e) {
+                // still away: the lease is taken below, which fails the same way and says so
+            }
+        }
         try {
             if (!inTransaction(c -> PurgeStatements.acquire(c, owner, lease))) {
                 return PurgeResult.skipped();
@@ -134,6 +157,7 @@ public class InboxPurge {
         } catch (Exception e) {
             error = error == null ? Failures.describe(e) : error;
             unrecordedFailure = new Failure(OffsetDateTime.now(), error);
+            pendingRelease = new PendingRelease(owner, total, batches, error);
         }
         PurgeResult result = new PurgeResult(true, run.deleted, run.batches, List.copyOf(run.dropped),
                 run.droppedRows, List.copyOf(run.created), elapsed(started), error);
