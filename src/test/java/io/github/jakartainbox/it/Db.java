@@ -41,6 +41,17 @@ public final class Db {
         }
     }
 
+    /** @return the tests' connection to database {@code postgres} in the server ({@code jdbc/it-admin}, in-container) */
+    public static Db adminInContainer() {
+        return new Db(() -> {
+            try {
+                return ((DataSource) new InitialContext().lookup("jdbc/it-admin")).getConnection();
+            } catch (NamingException e) {
+                throw new SQLException("jdbc/it-admin is not in the tests' server.xml", e);
+            }
+        });
+    }
+
     /**
      * @return the server's datasource, looked up at first use: Arquillian also builds test instances on the
      *         client side, where there is no JNDI

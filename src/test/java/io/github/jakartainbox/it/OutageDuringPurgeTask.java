@@ -14,6 +14,12 @@ import java.util.concurrent.atomic.AtomicReference;
 public class OutageDuringPurgeTask implements PurgeTask {
 
     private static final AtomicReference<Runnable> ARMED = new AtomicReference<>();
+    private static volatile boolean struck;
+
+    /** @return whether an armed outage ran to its end (the database then refused connections) */
+    static boolean struck() {
+        return struck;
+    }
 
     /** @param outage what the next batch runs before it fails */
     static void arm(Runnable outage) {
@@ -37,6 +43,7 @@ public class OutageDuringPurgeTask implements PurgeTask {
             return 0;
         }
         outage.run();
+        struck = true;
         throw new SQLException("the database went away during the purge run (test)", "08006");
     }
 }
