@@ -192,6 +192,7 @@ public class InboxPurge {
                 if (!PurgeStatements.renew(c, owner, lease)) {
                     return -1;
                 }
+                PurgeStatements.customPlans(c); // a plan cached while the table was small must not be reused
                 return deleteBatch.on(c);
             });
             if (batch < 0) {

@@ -43,6 +43,17 @@ final class PurgeStatements {
             + "total_deleted = total_deleted + ?, total_batches = total_batches + ?, last_error = ?, "
             + "last_error_at = now() WHERE id = 'inbox' AND owner = ?";
 
+    /**
+     * Plans each of the transaction's statements for the parameters and the table size of that execution. A
+     * server-prepared statement (pgjdbc prepares one after {@code prepareThreshold}, 5, uses on a connection, and
+     * Liberty's pool keeps connections and their statements) otherwise switches to a generic plan that it keeps
+     * until the table is analyzed again (PostgreSQL docs, "PREPARE", Notes, and {@code plan_cache_mode}). A purge
+     * that ran a few times on a small inbox then kept a plan made for a few rows: in CI, with autovacuum off, the
+     * batch's DELETE scanned the whole table and compared every row with the batch's 5,000 row ids, 20 s a batch
+     * once a million rows had come. Costs one round trip per batch.
+     */
+    static final String CUSTOM_PLANS_SQL = "SET LOCAL plan_cache_mode = force_custom_plan";
+
     static final String PARTITIONS_SQL = "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
             + "WHERE i.inhparent = 'inbox'::regclass";
 
@@ -57,6 +68,16 @@ final class PurgeStatements {
             }
         }
         return consumers;
+    }
+
+    /**
+     * Makes the rest of the caller's transaction plan every statement for its own execution
+     * ({@link #CUSTOM_PLANS_SQL}). Must run in a transaction ({@code SET LOCAL}).
+     */
+    static void customPlans(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(CUSTOM_PLANS_SQL);
+        }
     }
 
     /**
