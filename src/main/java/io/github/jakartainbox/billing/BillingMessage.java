@@ -45,7 +45,8 @@ enum BillingMessage {
     BILLING0211W(Level.WARNING, "Forbidden: {0} may not call {1}; it needs role {2} (dead letters, failing outbox rows and every change). Ask an administrator for that role, or read the figures only."),
     BILLING0212W(Level.WARNING, "The billing database gives no connection at application start: {0}. The application starts anyway; the billing tables are migrated when a consumer first needs them."),
     BILLING0213W(Level.WARNING, "{0} answered 503 (incident {1}): {2}. Try again in a few seconds."),
-    BILLING0214E(Level.SEVERE, "{0} failed (incident {1}); the server log has the details under this incident number.");
+    BILLING0214E(Level.SEVERE, "{0} failed (incident {1}); the server log has the details under this incident number."),
+    BILLING0215W(Level.WARNING, "Consumer group order-status, order {0}: the database is unavailable; the delivery stays unacknowledged and is tried again in {1} ms. Cause: {2}");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
 

@@ -1,33 +1,39 @@
 package io.github.jakartainbox.billing;
 
+import io.github.jakartainbox.inbox.DatabaseFailures;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
-import jakarta.transaction.Transactional;
+import java.time.Duration;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
 /**
  * Consumer group {@code order-status}, <em>without</em> the inbox: it sets the order's status and amount from the
  * payload. Applying the same event twice leaves the same row, so it is idempotent by construction and an inbox row
  * would be pure overhead (README, "When you do not need the inbox").
+ *
+ * <p>Without the inbox it has no failure handling from the library either, so it does the one thing a consumer on
+ * liberty-kafka must: while the database is unavailable ({@link DatabaseFailures#unavailable}) the delivery waits
+ * in place and tries again ({@code BILLING0215W}), unacknowledged. An exception that reached liberty-kafka would
+ * shut the channel down until the next restart (CWMRX1011E); before this wait, any database outage did that to
+ * this channel. Any other failure still does, and readiness shows it ({@code inbox-channels}).
  */
 @ApplicationScoped
 public class OrderStatusConsumer {
 
+    /** The first wait after a failed attempt; each next one doubles, up to {@link #MAX_WAIT}. */
+    static final Duration FIRST_WAIT = Duration.ofMillis(500);
+    static final Duration MAX_WAIT = Duration.ofSeconds(10);
 
-    @PersistenceContext(unitName = "billing")
-    EntityManager em;
     @Inject
-    BillingSchema schema;
+    OrderStatuses statuses;
 
     /**
      * @param value the {@code orders.confirmed} record value; a malformed one is logged and skipped
+     * @throws InterruptedException when the server stops while the delivery waits for the database
      */
     @Incoming("orders-status")
-    @Transactional
-    public void onOrderConfirmed(byte[] value) {
+    public void onOrderConfirmed(byte[] value) throws InterruptedException {
         OrderConfirmed order;
         try {
             order = OrderConfirmed.parse(value);
@@ -35,13 +41,33 @@ public class OrderStatusConsumer {
             BillingMessage.BILLING0207W.log(e.getMessage());
             return;
         }
-        schema.ensureMigrated();
-        em.createNativeQuery("INSERT INTO order_status (order_id, status, amount, currency) "
-                        + "VALUES (?1, 'CONFIRMED', ?2, ?3) ON CONFLICT (order_id) DO UPDATE "
-                        + "SET status = EXCLUDED.status, amount = EXCLUDED.amount, currency = EXCLUDED.currency")
-                .setParameter(1, order.orderId())
-                .setParameter(2, order.amount())
-                .setParameter(3, order.currency())
-                .executeUpdate();
+        for (int failures = 1; ; failures++) {
+            try {
+                statuses.confirmed(order);
+                return;
+            } catch (RuntimeException e) {
+                if (!DatabaseFailures.unavailable(e)) {
+                    throw e;
+                }
+                Duration wait = waitAfter(failures);
+                BillingMessage.BILLING0215W.log(order.orderId(), wait.toMillis(), rootCause(e));
+                Thread.sleep(wait.toMillis());
+            }
+        }
+    }
+
+    private static String rootCause(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getName() + ": " + root.getMessage();
+    }
+
+    /** @return how long to wait after the given number of failed attempts in a row (1 or more) */
+    static Duration waitAfter(int failures) {
+        int doublings = Math.min(failures - 1, 20);
+        Duration wait = FIRST_WAIT.multipliedBy(1L << doublings);
+        return wait.compareTo(MAX_WAIT) > 0 ? MAX_WAIT : wait;
     }
 }

@@ -103,7 +103,15 @@ class LibertyRestartIT {
                 "the billing tables migrated once the database answers");
         assertEquals(50, db.await(WAIT, n -> n >= 50, "SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern),
                 "every event invoiced once the database answers");
-        assertEquals(200, awaitStatus("/health/ready", 200).statusCode(), "ready once the schemas are migrated");
+        // order-status keeps no inbox: it waits out the outage itself (BILLING0215W); before, its channel was shut
+        // down for good by the first delivery that met the outage, and readiness, which watched only @Idempotent
+        // channels, stayed UP
+        assertEquals(50, db.await(WAIT, n -> n >= 50, "SELECT count(*) FROM order_status WHERE order_id LIKE ?",
+                pattern), "order-status set every order once the database answered");
+        HttpResponse<String> readyAgain = awaitStatus("/health/ready", 200);
+        assertEquals(200, readyAgain.statusCode(), "ready once the schemas are migrated: " + readyAgain.body());
+        assertTrue(readyAgain.body().matches("(?s).*\"orders-status\\.state\"\\s*:\\s*\"consuming\".*"),
+                "the channel without an inbox is consuming: " + readyAgain.body());
         assertEquals(50, db.number("SELECT count(DISTINCT order_id) FROM invoice WHERE order_id LIKE ?", pattern));
         assertEquals(50, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern), "none twice");
         assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter"), "none dead-lettered");

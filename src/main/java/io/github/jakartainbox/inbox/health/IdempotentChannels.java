@@ -11,32 +11,36 @@ import java.lang.annotation.Annotation;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
 /**
  * Finds, at deployment, the Reactive Messaging channels whose messages go through {@code @Idempotent}: the
- * {@code @Incoming} methods annotated {@code @Idempotent}, or declared on a type annotated so. The readiness check
- * {@link InboxChannelsCheck} watches their Kafka consumers.
+ * {@code @Incoming} methods annotated {@code @Idempotent}, or declared on a type annotated so; and the application's
+ * other {@code @Incoming} channels, which have no inbox. The readiness check {@link InboxChannelsCheck} watches the
+ * Kafka consumers of both: a channel that liberty-kafka shut down stops its events whether or not it has an inbox.
  */
 public class IdempotentChannels implements Extension {
 
     private final Map<String, String> consumerByChannel = new TreeMap<>();
+    private final Set<String> incoming = new TreeSet<>();
 
-    <T> void inspect(@Observes @WithAnnotations(Idempotent.class) ProcessAnnotatedType<T> event) {
+    <T> void inspect(@Observes @WithAnnotations({Idempotent.class, Incoming.class}) ProcessAnnotatedType<T> event) {
         AnnotatedType<T> type = event.getAnnotatedType();
         for (AnnotatedMethod<? super T> method : type.getMethods()) {
             Idempotent binding = method.isAnnotationPresent(Idempotent.class) ? method.getAnnotation(Idempotent.class)
                     : type.getAnnotation(Idempotent.class);
-            if (binding == null) {
-                continue;
-            }
             // not getAnnotations(Incoming.class): that resolves @Incoming's repeatable container, a SmallRye type
             // Liberty does not show to applications ("Type ...annotations.Incomings not present")
             for (Annotation annotation : method.getAnnotations()) {
-                if (annotation instanceof Incoming incoming) {
-                    consumerByChannel.put(incoming.value(), binding.consumer());
+                if (annotation instanceof Incoming in) {
+                    incoming.add(in.value());
+                    if (binding != null) {
+                        consumerByChannel.put(in.value(), binding.consumer());
+                    }
                 }
             }
         }
@@ -63,5 +67,12 @@ public class IdempotentChannels implements Extension {
     /** @return channel name to the {@code @Idempotent(consumer)} value of its method, sorted by channel */
     public Map<String, String> consumerByChannel() {
         return Collections.unmodifiableMap(consumerByChannel);
+    }
+
+    /** @return the application's {@code @Incoming} channels whose method is not {@code @Idempotent}, sorted */
+    public Set<String> channelsWithoutInbox() {
+        Set<String> without = new TreeSet<>(incoming);
+        without.removeAll(consumerByChannel.keySet());
+        return Collections.unmodifiableSet(without);
     }
 }

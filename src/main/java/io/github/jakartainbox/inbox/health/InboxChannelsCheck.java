@@ -6,6 +6,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -14,9 +15,11 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * Readiness check {@value #NAME}: each {@code @Idempotent} channel of the {@code liberty-kafka} or
+ * Readiness check {@value #NAME}: each {@code @Incoming} channel of the {@code liberty-kafka} or
  * {@code inbox-kafka} connector has a Kafka consumer in this server that heartbeats to its group (see {@link KafkaConsumers} for why that means it
- * is consuming). DOWN names the channel that stopped; liberty-kafka never restarts a channel it shut down, so
+ * is consuming): the {@code @Idempotent} channels, and the application's others too (data {@code consumer}
+ * {@value #NO_INBOX}), since a channel without an inbox that liberty-kafka shut down stops its events as
+ * silently. DOWN names the channel that stopped; liberty-kafka never restarts a channel it shut down, so
  * only a server restart (after fixing the cause) brings it back. Channels of other connectors are listed as
  * not checked. An {@code inbox-kafka} channel is also DOWN while a partition's committed offset has stayed behind
  * the records processed from it for longer than its {@code commit-lag.alert} ({@code HEALTH0104E}).
@@ -31,6 +34,9 @@ public class InboxChannelsCheck implements HealthCheck {
     /** The check's name in {@code /health/ready}. */
     public static final String NAME = "inbox-channels";
 
+    /** The {@code <channel>.consumer} data of a channel whose method is not {@code @Idempotent}. */
+    public static final String NO_INBOX = "none (not @Idempotent)";
+
     static final Duration SESSION_TIMEOUT_DEFAULT = Duration.ofMillis(45_000);
 
     @Inject
@@ -41,7 +47,9 @@ public class InboxChannelsCheck implements HealthCheck {
         Config config = ConfigProvider.getConfig();
         HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).up();
         StringBuilder down = new StringBuilder();
-        for (Map.Entry<String, String> entry : channels.consumerByChannel().entrySet()) {
+        Map<String, String> watched = new TreeMap<>(channels.consumerByChannel());
+        channels.channelsWithoutInbox().forEach(channel -> watched.put(channel, NO_INBOX));
+        for (Map.Entry<String, String> entry : watched.entrySet()) {
             String channel = entry.getKey();
             String prefix = channel + ".";
             response.withData(prefix + "consumer", entry.getValue());
