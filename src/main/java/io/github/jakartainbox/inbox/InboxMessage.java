@@ -71,6 +71,7 @@ enum InboxMessage {
     INBOX0306W(Level.WARNING, "inbox.purge.schedule is off while inbox.partitioning is monthly: partitions for the coming months are created only by the purge. Create them yourself (see README), or every event of a month without a partition is dead-lettered."),
     INBOX0307E(Level.SEVERE, "InboxPurge.purgeExpired() must not run inside a transaction: each batch commits on its own. Call it from a method without a transaction (the timer does)."),
     INBOX0308E(Level.SEVERE, "Cannot read the purge state (table inbox_purge_state): {0}"),
+    INBOX0309W(Level.WARNING, "The application stops while the lease of a purge run cut by a database outage could not be given back (the database still refuses connections): every server's purge waits until it expires, within inbox.purge.lease ({0})."),
 
     INBOX0401E(Level.SEVERE, "limit must be 1 to {0}, got {1}."),
 

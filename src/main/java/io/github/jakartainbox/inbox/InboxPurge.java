@@ -2,6 +2,9 @@ package io.github.jakartainbox.inbox;
 
 import io.github.jakartainbox.inbox.spi.PurgeTask;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.BeforeDestroyed;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Reception;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -83,6 +86,43 @@ public class InboxPurge {
      */
     private volatile PendingRelease pendingRelease;
 
+    /**
+     * Gives back the lease of a run that ended while the database refused connections ({@link #pendingRelease}).
+     *
+     * @return whether no such lease is left (there was none, or it is given back now)
+     */
+    private boolean givePendingLeaseBack() {
+        PendingRelease pending = pendingRelease;
+        if (pending == null) {
+            return true;
+        }
+        try {
+            inTransaction(c -> {
+                PurgeStatements.release(c, pending.owner(), pending.deleted(), pending.batches(), pending.outcome());
+                return null;
+            });
+            pendingRelease = null;
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /**
+     * As the application stops, gives back the lease of a run cut by an outage, if the database answers again: the
+     * next run of this server would have done it, but a stopped application has no next run, and every server's
+     * purge then waited for the lease's expiry ({@code inbox.purge.lease}, PT10M). A CI run met this when the test
+     * class after an outage test was deployed. Notified only when this bean exists (it did a run).
+     *
+     * @param stopping the event of the application context's end (unused)
+     */
+    void onStop(@Observes(notifyObserver = Reception.IF_EXISTS) @BeforeDestroyed(ApplicationScoped.class)
+                Object stopping) {
+        if (pendingRelease != null && !givePendingLeaseBack()) {
+            InboxLog.log(InboxMessage.INBOX0309W, InboxConfig.PURGE_LEASE.get(ConfigProvider.getConfig()));
+        }
+    }
+
     /** @return this server's last failed run that the state table does not show, if it is the latest news */
     Optional<Failure> unrecordedFailure() {
         return Optional.ofNullable(unrecordedFailure);
@@ -103,18 +143,7 @@ public class InboxPurge {
         int batchSize = InboxConfig.PURGE_BATCH_SIZE.get(config);
         String owner = UUID.randomUUID().toString();
         long started = System.nanoTime();
-        PendingRelease pending = pendingRelease;
-        if (pending != null) {
-            try {
-                inTransaction(c -> {
-                    PurgeStatements.release(c, pending.owner(), pending.deleted(), pending.batches(), pending.outcome());
-                    return null;
-                });
-                pendingRelease = null;
-            } catch (Exception e) {
-                // still away: the lease is taken below, which fails the same way and says so
-            }
-        }
+        givePendingLeaseBack(); // when it fails (still away), taking the lease below fails the same way and says so
         try {
             if (!inTransaction(c -> PurgeStatements.acquire(c, owner, lease))) {
                 return PurgeResult.skipped();

@@ -229,33 +229,8 @@ class InboxPurgeIT {
     @Test
     @Order(6)
     void aRunCutByAnOutageDoesNotHoldThePurgeAfterTheDatabaseIsBack() throws Exception {
-        String database = System.getenv().getOrDefault("DB_NAME", "billing");
-        Db admin = Db.adminInContainer();
-        Runnable outage = () -> {
-            admin.execute("ALTER DATABASE " + database + " ALLOW_CONNECTIONS false");
-            admin.number("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 10000)) FROM pg_stat_activity "
-                    + "WHERE datname = ? AND pid <> pg_backend_pid()", database);
-        };
-        // on a managed thread of its own: the purge's batch runs in a JTA transaction, which the outage's
-        // statements must not join (they would roll back with it)
-        jakarta.enterprise.concurrent.ManagedExecutorService managed = (jakarta.enterprise.concurrent
-                .ManagedExecutorService) new javax.naming.InitialContext().lookup("java:comp/DefaultManagedExecutorService");
-        OutageDuringPurgeTask.arm(() -> {
-            try {
-                managed.submit(outage).get(60, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                throw new IllegalStateException("the outage could not be started", e);
-            }
-        });
-        try {
-            for (int i = 0; i < 600 && OutageDuringPurgeTask.armed(); i++) {
-                purge().purgeExpired(); // this run or the timer's meets the outage
-                Thread.sleep(50);
-            }
-            assertTrue(OutageDuringPurgeTask.struck(), "a purge run met the outage");
-        } finally {
-            admin.execute("ALTER DATABASE " + database + " ALLOW_CONNECTIONS true");
-        }
+        assertTrue(OutageDuringPurgeTask.cutAPurgeRunByAnOutage(System.getenv().getOrDefault("DB_NAME", "billing")),
+                "a purge run met the outage"); // this run or the timer's
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         PurgeResult result = purge().purgeExpired();
         while (!result.ran() && System.nanoTime() < deadline) {
