@@ -63,7 +63,7 @@ class PurgeLeaseAtStopIT {
         deployer.undeploy(APP);
         Db db = Db.overJdbc(DB_NAME);
         assertEquals(null, db.text(OWNER), "no lease left once the application stopped: "
-                + db.text("SELECT owner || ' until ' || leased_until || ', last error: ' || last_error "
+                + db.text("SELECT concat(owner, ' until ', leased_until, ', last error: ', last_error) "
                 + "FROM inbox_purge_state"));
         assertEquals(1, db.number("SELECT count(*) FROM inbox_purge_state WHERE last_error LIKE '%test%'"),
                 "the cut run's outcome was recorded as it gave the lease back");
