@@ -3,6 +3,9 @@ package io.github.jakartainbox.billing;
 import io.github.jakartainbox.inbox.DatabaseFailures;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.BeforeDestroyed;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
@@ -16,7 +19,9 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
  * liberty-kafka must: while the database is unavailable ({@link DatabaseFailures#unavailable}) the delivery waits
  * in place and tries again ({@code BILLING0215W}), unacknowledged. An exception that reached liberty-kafka would
  * shut the channel down until the next restart (CWMRX1011E); before this wait, any database outage did that to
- * this channel. Any other failure still does, and readiness shows it ({@code inbox-channels}).
+ * this channel. Any other failure still does, and readiness shows it ({@code inbox-channels}). When the
+ * application stops, a waiting delivery gives up at its next try and leaves its record unacknowledged, to be read
+ * again after the restart, so that the stop does not wait for the database.
  */
 @ApplicationScoped
 public class OrderStatusConsumer {
@@ -25,8 +30,19 @@ public class OrderStatusConsumer {
     static final Duration FIRST_WAIT = Duration.ofMillis(500);
     static final Duration MAX_WAIT = Duration.ofSeconds(10);
 
+    /** Set as the application stops: a delivery waiting for the database gives up instead of holding the stop. */
+    private static volatile boolean stopping;
+
     @Inject
     OrderStatuses statuses;
+
+    void onStart(@Observes @Initialized(ApplicationScoped.class) Object started) {
+        stopping = false;
+    }
+
+    void onStop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object stoppingEvent) {
+        stopping = true;
+    }
 
     /**
      * @param value the {@code orders.confirmed} record value; a malformed one is logged and skipped
@@ -48,6 +64,10 @@ public class OrderStatusConsumer {
             } catch (RuntimeException e) {
                 if (!DatabaseFailures.unavailable(e)) {
                     throw e;
+                }
+                if (stopping) {
+                    // leaves the record unacknowledged: read again after the restart; the stop does not wait
+                    throw new IllegalStateException("the application stops while the database is unavailable", e);
                 }
                 Duration wait = waitAfter(failures);
                 BillingMessage.BILLING0215W.log(order.orderId(), wait.toMillis(), rootCause(e));
