@@ -123,7 +123,10 @@ public final class PurgeBenchmark {
         long total = 0;
         int batch;
         do {
-            batch = inTransaction(ds, c -> PurgeStatements.deleteBatch(c, "billing", RETENTION, BATCH));
+            batch = inTransaction(ds, c -> {
+                PurgeStatements.customPlans(c); // as InboxPurge does before each batch
+                return PurgeStatements.deleteBatch(c, "billing", RETENTION, BATCH);
+            });
             total += batch;
         } while (batch == BATCH);
         return total;
