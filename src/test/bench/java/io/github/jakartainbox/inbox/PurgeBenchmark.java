@@ -195,20 +195,17 @@ public final class PurgeBenchmark {
 
         private void run(java.util.function.BooleanSupplier done) {
             LocalDate month = EventMonths.monthOf(Instant.now());
+            byte[] fingerprint = new byte[32]; // the payload's SHA-256, as the library stores it
             try (Connection c = ds.getConnection();
-                 PreparedStatement claim = c.prepareStatement(monthly ? InboxClaim.CLAIM_MONTHLY_SQL : InboxClaim.CLAIM_SQL);
                  PreparedStatement insert = c.prepareStatement(
                          "INSERT INTO bench_invoice (event_id, amount) VALUES (?, 129.90)")) {
                 c.setAutoCommit(false);
                 while (!done.getAsBoolean()) {
                     String id = UUID.randomUUID().toString();
                     long start = System.nanoTime();
-                    claim.setString(1, "billing");
-                    claim.setString(2, id);
-                    if (monthly) {
-                        claim.setObject(3, month);
-                    }
-                    if (claim.executeUpdate() == 1) {
+                    // the library's own claim (one statement), as @Idempotent runs it
+                    if (InboxClaim.claimOn(c, "billing", id, fingerprint, monthly ? month : null)
+                            == InboxClaim.Result.NEW) {
                         insert.setString(1, id);
                         insert.executeUpdate();
                     }
