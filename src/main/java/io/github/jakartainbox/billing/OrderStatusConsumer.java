@@ -4,7 +4,6 @@ import io.github.jakartainbox.inbox.DatabaseFailures;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
-import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -31,14 +30,10 @@ public class OrderStatusConsumer {
     static final Duration MAX_WAIT = Duration.ofSeconds(10);
 
     /** Set as the application stops: a delivery waiting for the database gives up instead of holding the stop. */
-    private static volatile boolean stopping;
+    private volatile boolean stopping;
 
     @Inject
     OrderStatuses statuses;
-
-    void onStart(@Observes @Initialized(ApplicationScoped.class) Object started) {
-        stopping = false;
-    }
 
     void onStop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object stoppingEvent) {
         stopping = true;

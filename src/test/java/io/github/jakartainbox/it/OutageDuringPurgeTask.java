@@ -22,17 +22,17 @@ public class OutageDuringPurgeTask implements PurgeTask {
     private static volatile boolean struck;
 
     /** @return whether an armed outage ran to its end (the database then refused connections) */
-    static boolean struck() {
+    private static boolean struck() {
         return struck;
     }
 
     /** @param outage what the next batch runs before it fails */
-    static void arm(Runnable outage) {
+    private static void arm(Runnable outage) {
         ARMED.set(outage);
     }
 
     /** @return whether the armed outage has not run yet */
-    static boolean armed() {
+    private static boolean armed() {
         return ARMED.get() != null;
     }
 

@@ -69,10 +69,8 @@ public class IdempotentChannels implements Extension {
         return Collections.unmodifiableMap(consumerByChannel);
     }
 
-    /** @return the application's {@code @Incoming} channels whose method is not {@code @Idempotent}, sorted */
-    public Set<String> channelsWithoutInbox() {
-        Set<String> without = new TreeSet<>(incoming);
-        without.removeAll(consumerByChannel.keySet());
-        return Collections.unmodifiableSet(without);
+    /** @return every {@code @Incoming} channel of the application, {@code @Idempotent} or not, sorted */
+    public Set<String> incomingChannels() {
+        return Collections.unmodifiableSet(incoming);
     }
 }

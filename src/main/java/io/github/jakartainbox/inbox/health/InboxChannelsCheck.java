@@ -5,8 +5,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -47,12 +45,9 @@ public class InboxChannelsCheck implements HealthCheck {
         Config config = ConfigProvider.getConfig();
         HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).up();
         StringBuilder down = new StringBuilder();
-        Map<String, String> watched = new TreeMap<>(channels.consumerByChannel());
-        channels.channelsWithoutInbox().forEach(channel -> watched.put(channel, NO_INBOX));
-        for (Map.Entry<String, String> entry : watched.entrySet()) {
-            String channel = entry.getKey();
+        for (String channel : channels.incomingChannels()) {
             String prefix = channel + ".";
-            response.withData(prefix + "consumer", entry.getValue());
+            response.withData(prefix + "consumer", channels.consumerByChannel().getOrDefault(channel, NO_INBOX));
             String connector = IdempotentChannels.attribute(config, channel, "connector").orElse("");
             boolean inboxKafka = connector.equals(InboxKafkaConnector.NAME);
             if (!connector.equals("liberty-kafka") && !inboxKafka) {
