@@ -3,12 +3,12 @@ package io.github.jakartainbox.billing;
 import io.github.jakartainbox.inbox.Printable;
 import io.github.jakartainbox.inbox.StrictJson;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
@@ -28,6 +28,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
  */
 public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String customerEmail, BigDecimal amount,
                             String currency) {
+
+    /** Looked up once: each static method of {@code jakarta.json.Json} looks the provider up again (StrictJson). */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     /** The topic. */
     public static final String TOPIC = "invoices.issued";
@@ -59,7 +62,7 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
 
     /** @return the record value, JSON */
     public String json() {
-        return Json.createObjectBuilder()
+        return JSON.createObjectBuilder()
                 .add("event_id", eventId.toString())
                 .add("invoice_id", invoiceId)
                 .add("order_id", orderId)

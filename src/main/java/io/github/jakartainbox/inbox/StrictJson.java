@@ -1,12 +1,12 @@
 package io.github.jakartainbox.inbox;
 
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
 import jakarta.json.stream.JsonLocation;
 import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
@@ -31,6 +31,13 @@ public final class StrictJson {
     /** How deeply arrays and objects may nest, the top-level object counting as 1. */
     public static final int MAX_DEPTH = 64;
 
+    /**
+     * Looked up once: {@code Json.createParser}, {@code Json.createValue} and the other static methods of
+     * {@code jakarta.json.Json} each call {@link JsonProvider#provider()}, a {@code ServiceLoader} lookup through
+     * the application's class loaders (jakarta.json API issue 346), which on Liberty cost more than the parse.
+     */
+    private static final JsonProvider JSON = JsonProvider.provider();
+
     private StrictJson() {
     }
 
@@ -44,7 +51,7 @@ public final class StrictJson {
      *                       {@code is nested deeper than 64 levels}
      */
     public static JsonObject readObject(String text) {
-        try (JsonParser parser = Json.createParser(new StringReader(text))) {
+        try (JsonParser parser = JSON.createParser(new StringReader(text))) {
             if (!parser.hasNext()) {
                 throw new Refused("is not valid JSON: it is empty");
             }
@@ -75,7 +82,7 @@ public final class StrictJson {
     }
 
     private static JsonObject object(JsonParser parser, int depth) {
-        JsonObjectBuilder builder = Json.createObjectBuilder();
+        JsonObjectBuilder builder = JSON.createObjectBuilder();
         Set<String> names = new HashSet<>();
         while (true) {
             JsonParser.Event event = parser.next();
@@ -93,7 +100,7 @@ public final class StrictJson {
     }
 
     private static JsonArray array(JsonParser parser, int depth) {
-        JsonArrayBuilder builder = Json.createArrayBuilder();
+        JsonArrayBuilder builder = JSON.createArrayBuilder();
         while (true) {
             JsonParser.Event event = parser.next();
             if (event == JsonParser.Event.END_ARRAY) {
@@ -107,8 +114,8 @@ public final class StrictJson {
         return switch (event) {
             case START_OBJECT -> object(parser, deeper(parser, depth));
             case START_ARRAY -> array(parser, deeper(parser, depth));
-            case VALUE_STRING -> Json.createValue(checked(parser.getString(), parser, "a string"));
-            case VALUE_NUMBER -> Json.createValue(parser.getBigDecimal());
+            case VALUE_STRING -> JSON.createValue(checked(parser.getString(), parser, "a string"));
+            case VALUE_NUMBER -> JSON.createValue(parser.getBigDecimal());
             case VALUE_TRUE -> JsonValue.TRUE;
             case VALUE_FALSE -> JsonValue.FALSE;
             case VALUE_NULL -> JsonValue.NULL;

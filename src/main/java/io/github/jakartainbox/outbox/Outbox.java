@@ -4,8 +4,8 @@ import io.github.jakartainbox.inbox.InboxTracing;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObjectBuilder;
+import jakarta.json.spi.JsonProvider;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
@@ -30,6 +30,9 @@ import java.util.function.Function;
  */
 @ApplicationScoped
 public class Outbox {
+
+    /** Looked up once: each static method of {@code jakarta.json.Json} looks the provider up again (StrictJson). */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     private static final Object WAKE_KEY = new Object();
     private static final String INSERT_SQL = "INSERT INTO outbox (event_id, topic, record_key, payload, headers) "
@@ -87,7 +90,7 @@ public class Outbox {
         if (value == null) {
             throw new IllegalArgumentException("Outbox.record: the payload function returned null for topic " + topic);
         }
-        JsonObjectBuilder json = Json.createObjectBuilder();
+        JsonObjectBuilder json = JSON.createObjectBuilder();
         // the current trace context (traceparent, tracestate) when tracing is on, so that the consumer of this record
         // continues the trace (README, "Tracing"); headers the caller gives win
         tracing.injectCurrent((name, text) -> {

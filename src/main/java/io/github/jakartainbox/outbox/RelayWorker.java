@@ -1,9 +1,9 @@
 package io.github.jakartainbox.outbox;
 
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
+import jakarta.json.spi.JsonProvider;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -29,6 +29,9 @@ import org.apache.kafka.clients.producer.RecordMetadata;
  * delivered only after the broker acknowledged it (the producer runs with {@code acks=all}).
  */
 final class RelayWorker {
+
+    /** Looked up once: each static method of {@code jakarta.json.Json} looks the provider up again (StrictJson). */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     /** The relay's settings. */
     record Settings(int batchSize, Duration lease, Duration retryDelay, Duration retryMaxDelay, int failingAfter) {
@@ -156,7 +159,7 @@ final class RelayWorker {
     static ProducerRecord<String, String> record(RelayStatements.Row row) {
         ProducerRecord<String, String> record = new ProducerRecord<>(row.topic(), row.key(), row.payload());
         if (row.headersJson() != null) {
-            try (JsonReader reader = Json.createReader(new StringReader(row.headersJson()))) {
+            try (JsonReader reader = JSON.createReader(new StringReader(row.headersJson()))) {
                 JsonObject headers = reader.readObject();
                 headers.forEach((name, value) -> record.headers().add(name, ((JsonString) value).getString()
                         .getBytes(StandardCharsets.UTF_8)));
