@@ -5,17 +5,23 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
+import jakarta.persistence.SequenceGenerator;
 import jakarta.persistence.Table;
 import java.math.BigDecimal;
 import java.time.OffsetDateTime;
 
-/** One invoice per confirmed order event; table {@code invoice} (db/billing/V1__billing.sql). */
+/** One invoice per confirmed order event; table {@code invoice} (db/billing/V1__billing.sql, V3, V4). */
 @Entity
 @Table(name = "invoice")
 public class Invoice {
 
+    /**
+     * From the identity column's sequence, 50 values per {@code nextval} (db/billing/V4): known at
+     * {@code persist()}, so the invoice needs no flush of its own and a group's invoices are inserted in one JDBC batch.
+     */
     @Id
-    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    @SequenceGenerator(name = "invoice_id", sequenceName = "invoice_id_seq", allocationSize = 50)
+    @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "invoice_id")
     private Long id;
 
     @Column(name = "invoice_number", insertable = false, updatable = false)

@@ -32,8 +32,7 @@ public class Invoices {
     public Invoice create(OrderConfirmed order) {
         schema.ensureMigrated();
         Invoice invoice = new Invoice(order, OffsetDateTime.now());
-        em.persist(invoice);
-        em.flush(); // the id, for the event
+        em.persist(invoice); // the id is known now (a preallocated sequence); the INSERT runs at commit
         outbox.record(InvoiceIssued.topic(), invoice.getOrderId(), eventId -> InvoiceIssued.of(eventId, invoice).json());
         return invoice;
     }
