@@ -11,9 +11,10 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * The claim of a whole group of the {@code inbox-kafka} connector ({@code group.claim=multi-row}): at the group's
  * first delivery the event ids, fingerprints and months of all its messages are read as the method will receive
  * them, and claimed with one statement ({@link InboxClaim#claimAll}); each delivery then takes its result instead
- * of an INSERT of its own. Each delivery still reads its own event id, and if it differs from the one read ahead
- * (a converter between the Kafka value and the method's parameter type can do that) the group fails and rolls back,
- * so that no event is ever claimed that was not the one processed. A group cut short gives back the claims of the
+ * of an INSERT of its own. A delivery that is not, by reference, the message and payload read ahead (a converter
+ * between the Kafka value and the method's parameter type makes a new one) reads its own event id, and if it differs
+ * from the one read ahead the group fails and rolls back, so that no event is ever claimed that was not the one
+ * processed. A group cut short gives back the claims of the
  * messages it did not deliver before it commits ({@link #beforeCommit}).
  */
 final class GroupClaims implements DeliveryGroup.Claims {
@@ -22,13 +23,16 @@ final class GroupClaims implements DeliveryGroup.Claims {
     private final String consumer;
     private final List<InboxClaim.Claim> claims;
     private final InboxClaim.Result[] results;
+    /** What each message's delivery was predicted to be when its event id was read ahead. */
+    private final List<Delivery> predicted;
 
     private GroupClaims(InboxClaim inbox, String consumer, List<InboxClaim.Claim> claims,
-                        InboxClaim.Result[] results) {
+                        InboxClaim.Result[] results, List<Delivery> predicted) {
         this.inbox = inbox;
         this.consumer = consumer;
         this.claims = claims;
         this.results = results;
+        this.predicted = predicted;
     }
 
     /**
@@ -45,8 +49,10 @@ final class GroupClaims implements DeliveryGroup.Claims {
     static GroupClaims claim(Method method, ConsumerSettings consumer, List<Message<?>> messages, InboxClaim inbox)
             throws SQLException {
         List<InboxClaim.Claim> claims = new ArrayList<>(messages.size());
+        List<Delivery> predicted = new ArrayList<>(messages.size());
         for (Message<?> message : messages) {
             Delivery delivery = Delivery.predicted(method, message);
+            predicted.add(delivery);
             try {
                 String eventId = consumer.eventId(delivery);
                 claims.add(new InboxClaim.Claim(eventId, consumer.fingerprint(delivery),
@@ -55,7 +61,23 @@ final class GroupClaims implements DeliveryGroup.Claims {
                 return null;
             }
         }
-        return new GroupClaims(inbox, consumer.name(), claims, inbox.claimAll(consumer.name(), claims));
+        return new GroupClaims(inbox, consumer.name(), claims, inbox.claimAll(consumer.name(), claims), predicted);
+    }
+
+    /**
+     * The claim read ahead for a delivery that is the very one predicted: the same message object and the same
+     * payload object (by reference), as when no converter stands between the record and the method. Its event id,
+     * fingerprint and month were read from these same objects, so they are not read again.
+     *
+     * @param position the message's index in the group
+     * @param delivery the delivery the method receives
+     * @return the claim read ahead, or {@code null} when the delivery differs from the prediction by reference (the
+     *         caller then reads the event id itself and checks it with {@link #result})
+     */
+    InboxClaim.Claim readAheadFor(int position, Delivery delivery) {
+        Delivery ahead = predicted.get(position);
+        return ahead.payload() == delivery.payload() && ahead.message() == delivery.message()
+                && ahead.payload() != null ? claims.get(position) : null;
     }
 
     /**

@@ -152,10 +152,11 @@ public class IdempotentInterceptor {
     private Object inGroup(DeliveryGroup group, InvocationContext context, ConsumerSettings consumer,
                            Delivery delivery, DeliverySpan span) {
         try {
-            String eventId = consumer.eventId(delivery);
+            InboxClaim.Claim ahead = readAhead(group, context.getMethod(), consumer, delivery);
+            String eventId = ahead != null ? ahead.eventId() : consumer.eventId(delivery);
             span.eventId(eventId);
-            byte[] fingerprint = consumer.fingerprint(delivery);
-            LocalDate month = inbox.partitionMonth(consumer, delivery, eventId);
+            byte[] fingerprint = ahead != null ? ahead.fingerprint() : consumer.fingerprint(delivery);
+            LocalDate month = ahead != null ? ahead.month() : inbox.partitionMonth(consumer, delivery, eventId);
             InboxClaim.Result claimed = groupClaim(group, context.getMethod(), consumer, eventId, fingerprint, month);
             Outcome outcome = claimed == null ? attempt(context, consumer, delivery, eventId, fingerprint, month)
                     : proceed(context, delivery, claimed);
@@ -245,14 +246,7 @@ public class IdempotentInterceptor {
     private InboxClaim.Result groupClaim(DeliveryGroup group, java.lang.reflect.Method method,
                                          ConsumerSettings consumer, String eventId, byte[] fingerprint,
                                          LocalDate month) throws java.sql.SQLException {
-        if (!group.multiRowClaim() || perMessageClaims.contains(consumer.name())) {
-            return null;
-        }
-        if (!group.claimsTried()) {
-            group.claims(group.position() == 0
-                    ? GroupClaims.claim(method, consumer, group.messages(), inbox) : null);
-        }
-        if (!(group.claims() instanceof GroupClaims claims)) {
+        if (!(groupClaims(group, method, consumer) instanceof GroupClaims claims)) {
             return null;
         }
         try {
@@ -263,6 +257,33 @@ public class IdempotentInterceptor {
             }
             throw e;
         }
+    }
+
+    /**
+     * @return the group's claims, made at its first delivery with one statement; {@code null} when the group is
+     *         claimed message by message
+     */
+    private DeliveryGroup.Claims groupClaims(DeliveryGroup group, java.lang.reflect.Method method,
+                                             ConsumerSettings consumer) throws java.sql.SQLException {
+        if (!group.multiRowClaim() || perMessageClaims.contains(consumer.name())) {
+            return null;
+        }
+        if (!group.claimsTried()) {
+            group.claims(group.position() == 0
+                    ? GroupClaims.claim(method, consumer, group.messages(), inbox) : null);
+        }
+        return group.claims();
+    }
+
+    /**
+     * @return the event id, fingerprint and month read ahead for this delivery by the group's claim when the
+     *         delivery is the very message and payload read then ({@link GroupClaims#readAheadFor}); {@code null}
+     *         when there is no group claim or the delivery differs, and the delivery reads its own
+     */
+    private InboxClaim.Claim readAhead(DeliveryGroup group, java.lang.reflect.Method method,
+                                       ConsumerSettings consumer, Delivery delivery) throws java.sql.SQLException {
+        return groupClaims(group, method, consumer) instanceof GroupClaims claims
+                ? claims.readAheadFor(group.position(), delivery) : null;
     }
 
     /** The method's part of an attempt, once the claim is made: skipped unless the event is new. */
