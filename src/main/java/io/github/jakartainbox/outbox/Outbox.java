@@ -13,6 +13,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -26,7 +28,10 @@ import java.util.function.Function;
  * at {@code record} ({@code traceparent}, {@code tracestate}).
  *
  * <p>Writes through the inbox datasource ({@code inbox.datasource}): within one transaction the container hands
- * out the same connection to the inbox, to JPA and to this bean, which then commit in one phase (no XA).
+ * out the same connection to the inbox, to JPA and to this bean, which then commit in one phase (no XA). The rows
+ * one transaction records are written together, in one JDBC batch, just before it commits (an interposed JTA
+ * {@link Synchronization}): a group of the {@code inbox-kafka} connector that records one row per message pays one
+ * round trip for all of them.
  */
 @ApplicationScoped
 public class Outbox {
@@ -34,7 +39,8 @@ public class Outbox {
     /** Looked up once: each static method of {@code jakarta.json.Json} looks the provider up again (StrictJson). */
     private static final JsonProvider JSON = JsonProvider.provider();
 
-    private static final Object WAKE_KEY = new Object();
+    /** The current transaction's rows not written yet ({@link TransactionSynchronizationRegistry} resource). */
+    private static final Object ROWS_KEY = new Object();
     private static final String INSERT_SQL = "INSERT INTO outbox (event_id, topic, record_key, payload, headers) "
             + "VALUES (?, ?, ?, ?, ?::jsonb)";
 
@@ -71,7 +77,10 @@ public class Outbox {
      *                                  this method and what to do)
      * @throws IllegalArgumentException when the topic is blank, the payload is {@code null}, or a header is named
      *                                  {@code event_id}
-     * @throws OutboxException          when the row cannot be written; the caller's transaction should roll back
+     * @throws OutboxException          not from this method: the row is written just before the transaction
+     *                                  commits, and when it cannot be written (OUTBOX0006E is logged with the cause)
+     *                                  the transaction rolls back and its commit fails with a
+     *                                  {@code RollbackException}, whose cause is this exception
      */
     public UUID record(String topic, String key, Function<UUID, String> payload, Map<String, String> headers) {
         if (registry.getTransactionStatus() != Status.STATUS_ACTIVE) {
@@ -99,35 +108,31 @@ public class Outbox {
             }
         });
         headers.forEach(json::add);
-        try (Connection connection = database.dataSource().getConnection();
-             PreparedStatement insert = connection.prepareStatement(INSERT_SQL)) {
-            insert.setObject(1, eventId);
-            insert.setString(2, topic);
-            if (key == null) {
-                insert.setNull(3, Types.VARCHAR);
-            } else {
-                insert.setString(3, key);
-            }
-            insert.setString(4, value);
-            insert.setString(5, json.build().toString());
-            insert.executeUpdate();
-        } catch (SQLException e) {
-            throw new OutboxException("Outbox.record: could not write the outbox row for topic " + topic + " ("
-                    + e.getMessage() + "); the transaction should roll back and be retried", e);
-        }
-        wakeRelayAfterCommit();
+        pendingRows().add(new Row(eventId, topic, key, value, json.build().toString()));
         return eventId;
     }
 
-    /** One synchronization per transaction: after a commit the relay starts at once, not at its next poll. */
-    private void wakeRelayAfterCommit() {
-        if (registry.getResource(WAKE_KEY) != null) {
-            return;
+    /** A row recorded in the current transaction, written before it commits. */
+    private record Row(UUID eventId, String topic, String key, String payload, String headersJson) {
+    }
+
+    /**
+     * The rows recorded in the current transaction. The first call registers the synchronization that writes them
+     * all, in one JDBC batch, just before the transaction commits (a transaction that rolls back writes none), and
+     * wakes the relay after the commit.
+     */
+    @SuppressWarnings("unchecked")
+    private List<Row> pendingRows() {
+        List<Row> rows = (List<Row>) registry.getResource(ROWS_KEY);
+        if (rows != null) {
+            return rows;
         }
-        registry.putResource(WAKE_KEY, Boolean.TRUE);
+        List<Row> pending = new ArrayList<>();
+        registry.putResource(ROWS_KEY, pending);
         registry.registerInterposedSynchronization(new Synchronization() {
             @Override
             public void beforeCompletion() {
+                write(pending);
             }
 
             @Override
@@ -137,5 +142,41 @@ public class Outbox {
                 }
             }
         });
+        return pending;
+    }
+
+    /**
+     * Writes the rows in one JDBC batch (one round trip) on the transaction's connection, in the order they were
+     * recorded, so that their ids keep that order.
+     *
+     * @throws OutboxException when the rows cannot be written (OUTBOX0006E is logged): the transaction rolls back
+     */
+    private void write(List<Row> rows) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement insert = connection.prepareStatement(INSERT_SQL)) {
+            for (Row row : rows) {
+                insert.setObject(1, row.eventId());
+                insert.setString(2, row.topic());
+                if (row.key() == null) {
+                    insert.setNull(3, Types.VARCHAR);
+                } else {
+                    insert.setString(3, row.key());
+                }
+                insert.setString(4, row.payload());
+                insert.setString(5, row.headersJson());
+                insert.addBatch();
+            }
+            insert.executeBatch();
+        } catch (SQLException e) {
+            SQLException cause = e.getNextException() != null ? e.getNextException() : e;
+            String message = OutboxLog.format(OutboxMessage.OUTBOX0006E, String.valueOf(rows.size()),
+                    rows.get(0).topic(), cause.getMessage());
+            OutboxLog.log(OutboxMessage.OUTBOX0006E, String.valueOf(rows.size()), rows.get(0).topic(),
+                    cause.getMessage());
+            throw new OutboxException(message, cause);
+        }
     }
 }

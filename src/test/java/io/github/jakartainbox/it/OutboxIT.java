@@ -75,6 +75,42 @@ class OutboxIT {
     }
 
     @Test
+    void rowsOfOneTransactionAreWrittenAtItsCommitInTheOrderRecorded() throws Exception {
+        String topic = "outbox-it-" + UUID.randomUUID();
+        UserTransaction tx = tx();
+        tx.begin();
+        List<UUID> recorded = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            recorded.add(outbox().record(topic, "k" + i, id -> "{}"));
+        }
+        // written just before the commit, in one batch: not in the table yet, even for this transaction
+        assertEquals(0, db.number("SELECT count(*) FROM outbox WHERE topic = ?", topic));
+        tx.commit();
+        List<String> byId = db.texts("SELECT event_id::text FROM outbox WHERE topic = ? ORDER BY id", topic);
+        assertEquals(recorded.stream().map(UUID::toString).toList(), byId, "ids in the order recorded");
+    }
+
+    @Test
+    void rowThatCannotBeWrittenFailsTheCommitAndRollsTheBusinessChangeBack() throws Exception {
+        String topic = "outbox-it-" + UUID.randomUUID();
+        String orderId = "outbox-it-order-" + UUID.randomUUID();
+        UserTransaction tx = tx();
+        tx.begin();
+        try (java.sql.Connection c = ((javax.sql.DataSource) new InitialContext().lookup("jdbc/billing"))
+                .getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO order_status (order_id, status, amount, currency) VALUES ('" + orderId
+                    + "', 'CONFIRMED', 1, 'EUR')");
+        }
+        // jsonb refuses the escape of U+0000, so the row's INSERT fails at the commit
+        outbox().record(topic, "k1", id -> "{}", Map.of("x", "a\u0000b"));
+        jakarta.transaction.RollbackException e = assertThrows(jakarta.transaction.RollbackException.class, tx::commit);
+        assertEquals(0, db.number("SELECT count(*) FROM order_status WHERE order_id = ?", orderId),
+                "the business row rolled back with the outbox row");
+        assertEquals(0, db.number("SELECT count(*) FROM outbox WHERE topic = ?", topic));
+        assertNotNull(e);
+    }
+
+    @Test
     void recordWithoutATransactionFailsNamingTheMethodAndWhatToDo() {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> outbox().record("outbox-it-none", "k", id -> "{}"));
