@@ -25,7 +25,7 @@ enum InboxMessage {
     INBOX0008E(Level.SEVERE, "The inbox is not ready yet: its tables are made at application start, outside any transaction, and that has not succeeded (see INBOX0002E or INBOX0003E). The caller''s transaction rolls back; the message is redelivered."),
     INBOX0009E(Level.SEVERE, "The inbox claim needs an active JTA transaction, so that the inbox row commits or rolls back together with the business change. Call it from an @Idempotent method or inside a container-managed transaction."),
     INBOX0011W(Level.WARNING, "Configuration key {0} is not a key of the inbox (or not in the form it is read: some keys are per consumer only, inbox.consumer.<consumer>.<key>, some global only); it has no effect. README lists the keys."),
-    INBOX0013W(Level.WARNING, "The inbox database (datasource {0}) gives no connection at application start: {1}. The application starts anyway; the inbox tables are made or checked once it answers (at the first delivery or readiness probe), readiness check inbox-database is DOWN until then, and deliveries wait unacknowledged. If this is not an outage, check the datasource's host, port, database name and credentials."),
+    INBOX0013W(Level.WARNING, "The inbox database (datasource {0}) gives no connection at application start: {1}. The application starts anyway; the inbox tables are made or checked once it answers (at the first delivery or readiness probe), readiness check inbox-database is DOWN until then, and deliveries wait unacknowledged. If this is not an outage, check the datasource''s host, port, database name and credentials."),
     INBOX0012W(Level.WARNING, "@Idempotent method {0} reads Kafka channel {1} with isolation.level {2}: records of Kafka transactions that their producer aborted are delivered and processed as if they had happened. Set mp.messaging.incoming.{1}.isolation.level=read_committed."),
     INBOX0010E(Level.SEVERE, "Table inbox is {0} but inbox.partitioning is {1}; set inbox.partitioning={2} (the switch to monthly is one-way and must stay set)."),
 
@@ -71,7 +71,7 @@ enum InboxMessage {
     INBOX0306W(Level.WARNING, "inbox.purge.schedule is off while inbox.partitioning is monthly: partitions for the coming months are created only by the purge. Create them yourself (see README), or every event of a month without a partition is dead-lettered."),
     INBOX0307E(Level.SEVERE, "InboxPurge.purgeExpired() must not run inside a transaction: each batch commits on its own. Call it from a method without a transaction (the timer does)."),
     INBOX0308E(Level.SEVERE, "Cannot read the purge state (table inbox_purge_state): {0}"),
-    INBOX0309W(Level.WARNING, "The application stops while the lease of a purge run cut by a database outage could not be given back (the database still refuses connections): every server's purge waits until it expires, within inbox.purge.lease ({0})."),
+    INBOX0309W(Level.WARNING, "The application stops while the lease of a purge run cut by a database outage could not be given back (the database still refuses connections): every server''s purge waits until it expires, within inbox.purge.lease ({0})."),
 
     INBOX0401E(Level.SEVERE, "limit must be 1 to {0}, got {1}."),
 

@@ -15,7 +15,7 @@ enum OutboxMessage {
     OUTBOX0003E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}."),
     OUTBOX0004I(Level.INFO, "Outbox relay started: Kafka {0}, poll every {1}, lease {2}, batch {3} rows."),
     OUTBOX0005W(Level.WARNING, "The outbox relay is off (outbox.relay.enabled=false): rows are recorded but not delivered by this server."),
-    OUTBOX0006E(Level.SEVERE, "The {0} outbox row(s) recorded in this transaction (first topic {1}) could not be written before its commit, so the transaction rolls back and nothing of it is committed; a consumer's delivery is retried. Cause: {2}"),
+    OUTBOX0006E(Level.SEVERE, "The {0} outbox row(s) recorded in this transaction (first topic {1}) could not be written before its commit, so the transaction rolls back and nothing of it is committed (the delivery of an @Idempotent consumer is retried). Cause: {2}"),
     OUTBOX0201W(Level.WARNING, "Outbox row {0} (event {1}, topic {2}): send attempt {3} failed, retried in {4} ms. Cause: {5}"),
     OUTBOX0202E(Level.SEVERE, "Outbox row {0} (event {1}, topic {2}) has failed {3} times and is now listed as failing; later rows of its key wait behind it. It is still retried every {4} at most. Fix the cause, or as an operator retry it now or give it up (OutboxOperations). Last cause: {5}"),
     OUTBOX0203W(Level.WARNING, "The outbox relay could not reach the database and tries again at its next poll: {0}"),
