@@ -53,7 +53,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * the commit) minus the send time.
  *
  * <pre>
- * bin/benchmark e2e [--events 2000] [--rounds 3] [--latency-events 500] [--rate 50] [--high-rate 400] [--no-doc]
+ * bin/benchmark e2e [--events 10000] [--rounds 3] [--latency-events 500] [--rate 50] [--high-rate 400] [--no-doc]
  * </pre>
  */
 public final class EndToEndBenchmark {
@@ -85,7 +85,7 @@ public final class EndToEndBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        int events = 2000;
+        int events = 10000;
         int rounds = 3;
         int latencyEvents = 500;
         int rate = 50;
@@ -453,7 +453,10 @@ public final class EndToEndBenchmark {
                 + "<server description=\"jakarta-inbox benchmark server\">\n"
                 + "  <include location=\"${wlp.user.dir}/servers/billing/server.xml\"/>\n"
                 + vars + "</server>\n");
-        Files.writeString(dir.resolve("jvm.options"), "-Xmx512m\n");
+        // BENCH_JVM_OPTIONS: more lines for the server's jvm.options, e.g. a JFR recording to profile it
+        // ("-XX:StartFlightRecording=filename=/tmp/bench.jfr,dumponexit=true,settings=profile")
+        String extra = System.getenv().getOrDefault("BENCH_JVM_OPTIONS", "").trim().replace(' ', '\n');
+        Files.writeString(dir.resolve("jvm.options"), "-Xmx512m\n" + (extra.isEmpty() ? "" : extra + "\n"));
         WebArchive war = ShrinkWrap.create(ZipImporter.class, "billing.war")
                 .importFrom(Path.of(System.getProperty("war.file", "target/billing.war")).toFile())
                 .as(WebArchive.class)
