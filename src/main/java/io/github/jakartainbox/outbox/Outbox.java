@@ -75,12 +75,13 @@ public class Outbox {
      * @return the event id: a UUIDv7 (RFC 9562, section 5.7) made now
      * @throws IllegalStateException    when the calling thread has no active JTA transaction (OUTBOX0001E names
      *                                  this method and what to do)
-     * @throws IllegalArgumentException when the topic is blank, the payload is {@code null}, or a header is named
-     *                                  {@code event_id}
-     * @throws OutboxException          not from this method: the row is written just before the transaction
-     *                                  commits, and when it cannot be written (OUTBOX0006E is logged with the cause)
-     *                                  the transaction rolls back and its commit fails with a
-     *                                  {@code RollbackException}, whose cause is this exception
+     * <p>The row is written just before the transaction commits, with the other rows it recorded. When it cannot be
+     * written (the table missing, the database gone) OUTBOX0006E is logged with the cause, the transaction rolls back,
+     * and its commit fails with a {@code RollbackException}.
+     *
+     * @throws IllegalArgumentException when the topic is blank, the payload is {@code null}, a header is named
+     *                                  {@code event_id}, or the payload or a header holds U+0000, which PostgreSQL
+     *                                  text and jsonb cannot store
      */
     public UUID record(String topic, String key, Function<UUID, String> payload, Map<String, String> headers) {
         if (registry.getTransactionStatus() != Status.STATUS_ACTIVE) {
@@ -98,6 +99,10 @@ public class Outbox {
         String value = payload.apply(eventId);
         if (value == null) {
             throw new IllegalArgumentException("Outbox.record: the payload function returned null for topic " + topic);
+        }
+        if (value.indexOf('\0') >= 0 || headers.values().stream().anyMatch(h -> h != null && h.indexOf('\0') >= 0)) {
+            throw new IllegalArgumentException("Outbox.record: the payload or a header for topic " + topic + " holds "
+                    + "U+0000, which PostgreSQL text and jsonb cannot store; remove it or encode the value (Base64)");
         }
         JsonObjectBuilder json = JSON.createObjectBuilder();
         // the current trace context (traceparent, tracestate) when tracing is on, so that the consumer of this record

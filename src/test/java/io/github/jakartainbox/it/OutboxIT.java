@@ -92,22 +92,42 @@ class OutboxIT {
 
     @Test
     void rowThatCannotBeWrittenFailsTheCommitAndRollsTheBusinessChangeBack() throws Exception {
-        String topic = "outbox-it-" + UUID.randomUUID();
+        String topic = "outbox-it-refused-" + UUID.randomUUID();
         String orderId = "outbox-it-order-" + UUID.randomUUID();
-        UserTransaction tx = tx();
-        tx.begin();
-        try (java.sql.Connection c = ((javax.sql.DataSource) new InitialContext().lookup("jdbc/billing"))
-                .getConnection(); java.sql.Statement s = c.createStatement()) {
-            s.executeUpdate("INSERT INTO order_status (order_id, status, amount, currency) VALUES ('" + orderId
-                    + "', 'CONFIRMED', 1, 'EUR')");
+        String constraint = "outbox_it_refused_" + Long.toHexString(System.nanoTime());
+        // the database refuses this topic's rows, so the INSERT just before the commit fails
+        db.execute("ALTER TABLE outbox ADD CONSTRAINT " + constraint + " CHECK (topic <> '" + topic + "') NOT VALID");
+        try {
+            UserTransaction tx = tx();
+            tx.begin();
+            try (java.sql.Connection c = ((javax.sql.DataSource) new InitialContext().lookup("jdbc/billing"))
+                    .getConnection(); java.sql.Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO order_status (order_id, status, amount, currency) VALUES ('" + orderId
+                        + "', 'CONFIRMED', 1, 'EUR')");
+            }
+            outbox().record(topic, "k1", id -> "{}");
+            assertThrows(jakarta.transaction.RollbackException.class, tx::commit);
+        } finally {
+            db.execute("ALTER TABLE outbox DROP CONSTRAINT " + constraint);
         }
-        // jsonb refuses the escape of U+0000, so the row's INSERT fails at the commit
-        outbox().record(topic, "k1", id -> "{}", Map.of("x", "a\u0000b"));
-        jakarta.transaction.RollbackException e = assertThrows(jakarta.transaction.RollbackException.class, tx::commit);
         assertEquals(0, db.number("SELECT count(*) FROM order_status WHERE order_id = ?", orderId),
                 "the business row rolled back with the outbox row");
         assertEquals(0, db.number("SELECT count(*) FROM outbox WHERE topic = ?", topic));
-        assertNotNull(e);
+    }
+
+    @Test
+    void payloadOrHeaderWithU0000IsRefusedAtRecordNamingWhy() throws Exception {
+        UserTransaction tx = tx();
+        tx.begin();
+        try {
+            IllegalArgumentException payload = assertThrows(IllegalArgumentException.class,
+                    () -> outbox().record("outbox-it-nul", "k", id -> "{\"a\":\"x\u0000y\"}"));
+            assertTrue(payload.getMessage().contains("U+0000"), payload.getMessage());
+            assertThrows(IllegalArgumentException.class,
+                    () -> outbox().record("outbox-it-nul", "k", id -> "{}", Map.of("h", "a\u0000b")));
+        } finally {
+            tx.rollback();
+        }
     }
 
     @Test
