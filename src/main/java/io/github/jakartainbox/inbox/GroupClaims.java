@@ -26,7 +26,7 @@ final class GroupClaims implements DeliveryGroup.Claims {
     /** What each message's delivery was predicted to be when its event id was read ahead. */
     private final List<Delivery> predicted;
 
-    private GroupClaims(InboxClaim inbox, String consumer, List<InboxClaim.Claim> claims,
+    GroupClaims(InboxClaim inbox, String consumer, List<InboxClaim.Claim> claims,
                         InboxClaim.Result[] results, List<Delivery> predicted) {
         this.inbox = inbox;
         this.consumer = consumer;
