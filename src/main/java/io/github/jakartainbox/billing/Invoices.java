@@ -1,10 +1,12 @@
 package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.outbox.Outbox;
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -13,9 +15,14 @@ import java.util.List;
 @ApplicationScoped
 public class Invoices {
 
+    /** Key of the transaction resource that says an invoice was flushed in the current transaction. */
+    private static final Object FLUSHED = new Object();
+
     @PersistenceContext(unitName = "billing")
     EntityManager em;
 
+    @Resource
+    TransactionSynchronizationRegistry transactions;
     @Inject
     BillingSchema schema;
     @Inject
@@ -32,7 +39,16 @@ public class Invoices {
     public Invoice create(OrderConfirmed order) {
         schema.ensureMigrated();
         Invoice invoice = new Invoice(order, OffsetDateTime.now());
-        em.persist(invoice); // the id is known now (a preallocated sequence); the INSERT runs at commit
+        em.persist(invoice); // the id is known now (a preallocated sequence)
+        if (transactions.getResource(FLUSHED) == null) {
+            // The first invoice of a transaction is written now, so that a delivery of its own meets a database
+            // constraint inside the method, where the inbox reads its SQLState (a permanent one is dead-lettered at
+            // once). The later invoices of a group's transaction wait for the commit, where they go as one JDBC
+            // batch; a failure there rolls the group back, and each of its records runs again alone, first in its
+            // transaction. (A flush per invoice would also look for changes in everything persisted before it.)
+            transactions.putResource(FLUSHED, Boolean.TRUE);
+            em.flush();
+        }
         outbox.record(InvoiceIssued.topic(), invoice.getOrderId(), eventId -> InvoiceIssued.of(eventId, invoice).json());
         return invoice;
     }

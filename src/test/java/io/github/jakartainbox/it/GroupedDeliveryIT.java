@@ -315,6 +315,42 @@ class GroupedDeliveryIT {
                 channel, "%"), "only the poison event is dead-lettered on this consumer");
     }
 
+    /**
+     * The example's billing consumer (inbox-kafka, groups of up to 100) writes a group's invoices at its commit, in
+     * one JDBC batch, after the first: a database constraint that refuses one of them fails the commit, not the
+     * method. The group rolls back, its records run again alone, each first in its transaction and so flushed inside
+     * the method, where the constraint's SQLState (23514, permanent) dead-letters the refused one at once.
+     */
+    @Test
+    void aConstraintFailingAtTheGroupsCommitDeadLettersTheRefusedEventAndInvoicesTheOthersOnce() throws Exception {
+        String prefix = RUN + "-commit-group";
+        List<Event> events = events(prefix, 8);
+        Event refused = SampleEvents.event(UUID.randomUUID().toString(), prefix + "-x-refused", "2.00", "EUR");
+        events.add(3, refused); // not the group's first invoice, which is flushed in the method
+        String constraint = "group_it_refused_" + RUN.replace('-', '_');
+        db.execute("ALTER TABLE invoice ADD CONSTRAINT " + constraint + " CHECK (order_id <> '" + refused.orderId()
+                + "') NOT VALID");
+        try {
+            inOneKafkaTransaction(TestEnv.ORDERS_TOPIC, events);
+            assertEquals(1, db.await(WAIT, n -> n >= 1, "SELECT count(*) FROM inbox_dead_letter WHERE consumer = "
+                    + "'billing' AND event_id = ?", refused.eventId()), "the refused event was dead-lettered");
+            String error = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'billing' AND event_id = ?",
+                    refused.eventId());
+            assertTrue(error.contains("23514"), "classified by its SQLState, at once: " + error);
+            assertEquals(8, db.await(WAIT, n -> n >= 8, "SELECT count(*) FROM invoice WHERE order_id LIKE ?",
+                    prefix + "-%"), "the 8 other events were invoiced");
+        } finally {
+            db.execute("ALTER TABLE invoice DROP CONSTRAINT IF EXISTS " + constraint);
+        }
+        Thread.sleep(1000);
+        for (Event e : events) {
+            assertEquals(e == refused ? 0 : 1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?",
+                    e.orderId()), "invoices of " + e.orderId());
+        }
+        assertEquals(8, db.number("SELECT count(*) FROM outbox WHERE payload LIKE ?", "%" + prefix + "-%"),
+                "one invoices.issued row per invoice, none for the rolled-back attempts");
+    }
+
     @Test
     void afterCommittedAndAbortedKafkaTransactionsNothingAbortedRunsAndTheCommittedOffsetReachesTheLogEnd()
             throws Exception {
