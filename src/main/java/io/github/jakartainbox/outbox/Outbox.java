@@ -65,6 +65,10 @@ public class Outbox {
     /**
      * Records a message to be sent to {@code topic} after the caller's transaction commits.
      *
+     * <p>The row is written just before the transaction commits, with the other rows it recorded. When it cannot be
+     * written (the table missing, the database gone) OUTBOX0006E is logged with the cause, the transaction rolls back,
+     * and its commit fails with a {@code RollbackException}.
+     *
      * @param topic   the Kafka topic, not blank
      * @param key     the record key, or {@code null} for none; rows of one key are sent in the order of their ids,
      *                each after the previous one was acknowledged
@@ -75,10 +79,6 @@ public class Outbox {
      * @return the event id: a UUIDv7 (RFC 9562, section 5.7) made now
      * @throws IllegalStateException    when the calling thread has no active JTA transaction (OUTBOX0001E names
      *                                  this method and what to do)
-     * <p>The row is written just before the transaction commits, with the other rows it recorded. When it cannot be
-     * written (the table missing, the database gone) OUTBOX0006E is logged with the cause, the transaction rolls back,
-     * and its commit fails with a {@code RollbackException}.
-     *
      * @throws IllegalArgumentException when the topic is blank, the payload is {@code null}, a header is named
      *                                  {@code event_id}, or the payload or a header holds U+0000, which PostgreSQL
      *                                  text and jsonb cannot store
