@@ -179,8 +179,7 @@ public class Outbox {
             SQLException cause = e.getNextException() != null ? e.getNextException() : e;
             String message = OutboxLog.format(OutboxMessage.OUTBOX0006E, String.valueOf(rows.size()),
                     rows.get(0).topic(), cause.getMessage());
-            OutboxLog.log(OutboxMessage.OUTBOX0006E, String.valueOf(rows.size()), rows.get(0).topic(),
-                    cause.getMessage());
+            OutboxLog.LOG.log(OutboxMessage.OUTBOX0006E.level(), message);
             throw new OutboxException(message, cause);
         }
     }
