@@ -43,9 +43,10 @@ public class Invoices {
         if (transactions.getResource(FLUSHED) == null) {
             // The first invoice of a transaction is written now, so that a delivery of its own meets a database
             // constraint inside the method, where the inbox reads its SQLState (a permanent one is dead-lettered at
-            // once). The later invoices of a group's transaction wait for the commit, where they go as one JDBC
-            // batch; a failure there rolls the group back, and each of its records runs again alone, first in its
-            // transaction. (A flush per invoice would also look for changes in everything persisted before it.)
+            // once); a message-driven bean's commit happens after the method returned, where the inbox cannot see
+            // why it failed. The later invoices of a group's transaction wait for the commit, where they go as one
+            // JDBC batch; a failure there rolls the group back, and each of its records runs again alone, first in
+            // its transaction. (A flush per invoice would also look for changes in everything persisted before it.)
             transactions.putResource(FLUSHED, Boolean.TRUE);
             em.flush();
         }

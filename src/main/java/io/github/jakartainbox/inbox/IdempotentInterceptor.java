@@ -152,12 +152,15 @@ public class IdempotentInterceptor {
     private Object inGroup(DeliveryGroup group, InvocationContext context, ConsumerSettings consumer,
                            Delivery delivery, DeliverySpan span) {
         try {
-            InboxClaim.Claim ahead = readAhead(group, context.getMethod(), consumer, delivery);
+            GroupClaims claims = groupClaims(group, context.getMethod(), consumer);
+            // the very message and payload the group's claim read: its event id, fingerprint and month, not read again
+            InboxClaim.Claim ahead = claims == null ? null : claims.readAheadFor(group.position(), delivery);
             String eventId = ahead != null ? ahead.eventId() : consumer.eventId(delivery);
             span.eventId(eventId);
             byte[] fingerprint = ahead != null ? ahead.fingerprint() : consumer.fingerprint(delivery);
             LocalDate month = ahead != null ? ahead.month() : inbox.partitionMonth(consumer, delivery, eventId);
-            InboxClaim.Result claimed = groupClaim(group, context.getMethod(), consumer, eventId, fingerprint, month);
+            InboxClaim.Result claimed = claims == null ? null
+                    : groupClaim(claims, group.position(), consumer, eventId, fingerprint, month);
             Outcome outcome = claimed == null ? attempt(context, consumer, delivery, eventId, fingerprint, month)
                     : proceed(context, delivery, claimed);
             switch (outcome.claim()) {
@@ -236,21 +239,16 @@ public class IdempotentInterceptor {
     }
 
     /**
-     * The claim of a group's delivery when the group is claimed with one statement ({@code group.claim=multi-row}):
-     * made at the group's first delivery for all of its messages, {@code null} when the group is claimed message
-     * by message.
+     * The claim of a group's delivery when the group is claimed with one statement ({@code group.claim=multi-row}),
+     * made at the group's first delivery for all of its messages.
      *
      * @throws GroupClaims.ReadAheadMismatch when the delivery is not the event read ahead for it (INBOX0610W): the
      *                                       group rolls back, and the consumer claims message by message from now on
      */
-    private InboxClaim.Result groupClaim(DeliveryGroup group, java.lang.reflect.Method method,
-                                         ConsumerSettings consumer, String eventId, byte[] fingerprint,
-                                         LocalDate month) throws java.sql.SQLException {
-        if (!(groupClaims(group, method, consumer) instanceof GroupClaims claims)) {
-            return null;
-        }
+    private InboxClaim.Result groupClaim(GroupClaims claims, int position, ConsumerSettings consumer, String eventId,
+                                         byte[] fingerprint, LocalDate month) {
         try {
-            return claims.result(group.position(), eventId, fingerprint, month);
+            return claims.result(position, eventId, fingerprint, month);
         } catch (GroupClaims.ReadAheadMismatch e) {
             if (perMessageClaims.add(consumer.name())) {
                 InboxLog.LOG.warning(e.getMessage());
@@ -263,8 +261,8 @@ public class IdempotentInterceptor {
      * @return the group's claims, made at its first delivery with one statement; {@code null} when the group is
      *         claimed message by message
      */
-    private DeliveryGroup.Claims groupClaims(DeliveryGroup group, java.lang.reflect.Method method,
-                                             ConsumerSettings consumer) throws java.sql.SQLException {
+    private GroupClaims groupClaims(DeliveryGroup group, java.lang.reflect.Method method, ConsumerSettings consumer)
+            throws java.sql.SQLException {
         if (!group.multiRowClaim() || perMessageClaims.contains(consumer.name())) {
             return null;
         }
@@ -272,18 +270,7 @@ public class IdempotentInterceptor {
             group.claims(group.position() == 0
                     ? GroupClaims.claim(method, consumer, group.messages(), inbox) : null);
         }
-        return group.claims();
-    }
-
-    /**
-     * @return the event id, fingerprint and month read ahead for this delivery by the group's claim when the
-     *         delivery is the very message and payload read then ({@link GroupClaims#readAheadFor}); {@code null}
-     *         when there is no group claim or the delivery differs, and the delivery reads its own
-     */
-    private InboxClaim.Claim readAhead(DeliveryGroup group, java.lang.reflect.Method method,
-                                       ConsumerSettings consumer, Delivery delivery) throws java.sql.SQLException {
-        return groupClaims(group, method, consumer) instanceof GroupClaims claims
-                ? claims.readAheadFor(group.position(), delivery) : null;
+        return group.claims() instanceof GroupClaims claims ? claims : null;
     }
 
     /** The method's part of an attempt, once the claim is made: skipped unless the event is new. */

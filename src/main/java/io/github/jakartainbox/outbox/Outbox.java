@@ -157,9 +157,6 @@ public class Outbox {
      * @throws OutboxException when the rows cannot be written (OUTBOX0006E is logged): the transaction rolls back
      */
     private void write(List<Row> rows) {
-        if (rows.isEmpty()) {
-            return;
-        }
         try (Connection connection = database.dataSource().getConnection();
              PreparedStatement insert = connection.prepareStatement(INSERT_SQL)) {
             for (Row row : rows) {

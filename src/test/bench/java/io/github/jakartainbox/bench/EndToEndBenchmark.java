@@ -243,10 +243,11 @@ public final class EndToEndBenchmark {
         }
         double[] ceiling = new double[6];
         for (int step = 0; step < 3; step++) {
-            int withOutbox = step == 0 ? 0 : 1;
+            boolean withClaim = step < 2;
+            boolean withOutbox = step > 0;
             StringBuilder script = new StringBuilder("\\set base random(1, 2000000000)\nBEGIN;\n");
             for (int i = 0; i < 100; i++) {
-                if (step < 2) {
+                if (withClaim) {
                     script.append("INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) VALUES ")
                             .append("('pgbench', (:base)::text || '-").append(i)
                             .append("', NULL, now()) ON CONFLICT DO NOTHING;\n");
@@ -254,7 +255,7 @@ public final class EndToEndBenchmark {
                 script.append("INSERT INTO invoice (order_id, event_id, customer_email, amount, currency, created_at) ")
                         .append("VALUES ('pgbench', (:base)::text || '-").append(i)
                         .append("', 'pgbench@example.com', 1.00, 'EUR', now());\n");
-                if (withOutbox == 1) {
+                if (withOutbox) {
                     script.append("INSERT INTO outbox (event_id, topic, record_key, payload, headers) VALUES ")
                             .append("(gen_random_uuid(), 'pgbench.ceiling', 'pgbench', '{\"event_id\":\"")
                             .append("0190a0b1-7c2d-7e3f-8a4b-5c6d7e8f9a0b\",\"invoice_id\":123456,\"order_id\":")
