@@ -102,19 +102,26 @@ class InboxClaimStatementIT {
 
     @Test
     void aRacingDeliveryThatCommitsWhileTheClaimWaitsIsSeenBySecondStatement() throws Exception {
-        for (boolean samePayload : new boolean[] {true, false}) {
-            String id = UUID.randomUUID().toString();
-            InboxClaim.Result result = race(id, sha("a"), samePayload ? sha("a") : sha("b"), true);
-            assertEquals(samePayload ? InboxClaim.Result.DUPLICATE : InboxClaim.Result.CONFLICTING_PAYLOAD, result);
-            assertEquals(1, rows(plain, id));
+        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
+            PGSimpleDataSource db = month == null ? plain : monthly;
+            for (boolean samePayload : new boolean[] {true, false}) {
+                String id = UUID.randomUUID().toString();
+                InboxClaim.Result result = race(db, month, id, sha("a"), samePayload ? sha("a") : sha("b"), true);
+                assertEquals(samePayload ? InboxClaim.Result.DUPLICATE : InboxClaim.Result.CONFLICTING_PAYLOAD, result,
+                        "month " + month);
+                assertEquals(1, rows(db, id));
+            }
         }
     }
 
     @Test
     void aRacingDeliveryThatRollsBackLeavesTheEventToTheClaim() throws Exception {
-        String id = UUID.randomUUID().toString();
-        assertEquals(InboxClaim.Result.NEW, race(id, sha("a"), sha("a"), false));
-        assertEquals(1, rows(plain, id));
+        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
+            PGSimpleDataSource db = month == null ? plain : monthly;
+            String id = UUID.randomUUID().toString();
+            assertEquals(InboxClaim.Result.NEW, race(db, month, id, sha("a"), sha("a"), false), "month " + month);
+            assertEquals(1, rows(db, id));
+        }
     }
 
     /** A group's claims in one statement, committed; what each found. */
@@ -168,15 +175,8 @@ class InboxClaimStatementIT {
                 java.util.List<InboxClaim.Claim> claims = java.util.List.of(
                         new InboxClaim.Claim(kept, sha("k"), month), new InboxClaim.Claim(givenBack, sha("g"), month));
                 InboxClaim.claimAllOn(c, "billing", claims);
-                try (PreparedStatement delete = c.prepareStatement(month == null ? InboxClaim.RELEASE_SQL
-                        : InboxClaim.RELEASE_MONTHLY_SQL)) {
-                    delete.setString(1, "billing");
-                    delete.setArray(2, c.createArrayOf("text", new String[] {givenBack}));
-                    if (month != null) {
-                        delete.setArray(3, c.createArrayOf("text", new String[] {month.toString()}));
-                    }
-                    assertEquals(1, delete.executeUpdate());
-                }
+                assertEquals(1, InboxClaim.releaseOn(c, "billing",
+                        java.util.List.of(new InboxClaim.Claim(givenBack, sha("g"), month))));
                 c.commit();
             }
             assertEquals(1, rows(db, kept));
@@ -186,17 +186,49 @@ class InboxClaimStatementIT {
 
     @Test
     void aGroupsClaimWaitsForARacerAndSeesItsCommit() throws Exception {
-        String raced = UUID.randomUUID().toString();
-        String fresh = UUID.randomUUID().toString();
-        try (Connection holder = plain.getConnection()) {
-            holder.setAutoCommit(false);
-            assertEquals(InboxClaim.Result.NEW, InboxClaim.claimOn(holder, "billing", raced, sha("r"), null));
-            Future<InboxClaim.Result[]> waiting = racer.submit(() -> claimAll(plain, java.util.List.of(
-                    new InboxClaim.Claim(fresh, sha("f"), null), new InboxClaim.Claim(raced, sha("other"), null))));
-            assertFalse(waitedOut(waiting), "the group's claim must wait on the racer's row");
-            holder.commit();
-            assertEquals(java.util.List.of(InboxClaim.Result.NEW, InboxClaim.Result.CONFLICTING_PAYLOAD),
-                    java.util.List.of(waiting.get(30, TimeUnit.SECONDS)));
+        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
+            PGSimpleDataSource db = month == null ? plain : monthly;
+            String raced = UUID.randomUUID().toString();
+            String racedSame = UUID.randomUUID().toString();
+            String fresh = UUID.randomUUID().toString();
+            try (Connection holder = db.getConnection()) {
+                holder.setAutoCommit(false);
+                assertEquals(InboxClaim.Result.NEW, InboxClaim.claimOn(holder, "billing", raced, sha("r"), month));
+                assertEquals(InboxClaim.Result.NEW, InboxClaim.claimOn(holder, "billing", racedSame, sha("s"), month));
+                Future<InboxClaim.Result[]> waiting = racer.submit(() -> claimAll(db, java.util.List.of(
+                        new InboxClaim.Claim(fresh, sha("f"), month), new InboxClaim.Claim(raced, sha("other"), month),
+                        new InboxClaim.Claim(racedSame, sha("s"), month))));
+                assertFalse(waitedOut(waiting), "the group's claim must wait on the racer's rows");
+                holder.commit();
+                assertEquals(java.util.List.of(InboxClaim.Result.NEW, InboxClaim.Result.CONFLICTING_PAYLOAD,
+                        InboxClaim.Result.DUPLICATE), java.util.List.of(waiting.get(30, TimeUnit.SECONDS)),
+                        "month " + month);
+            }
+            for (String id : new String[] {raced, racedSame, fresh}) {
+                assertEquals(1, rows(db, id), id);
+            }
+        }
+    }
+
+    @Test
+    void aGroupsClaimWaitsForARacerThatRollsBackAndClaimsItsEvent() throws Exception {
+        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
+            PGSimpleDataSource db = month == null ? plain : monthly;
+            String raced = UUID.randomUUID().toString();
+            String processed = UUID.randomUUID().toString();
+            assertEquals(InboxClaim.Result.NEW, claim(db, processed, sha("p"), month));
+            try (Connection holder = db.getConnection()) {
+                holder.setAutoCommit(false);
+                assertEquals(InboxClaim.Result.NEW, InboxClaim.claimOn(holder, "billing", raced, sha("r"), month));
+                Future<InboxClaim.Result[]> waiting = racer.submit(() -> claimAll(db, java.util.List.of(
+                        new InboxClaim.Claim(raced, sha("r"), month),
+                        new InboxClaim.Claim(processed, sha("p"), month))));
+                assertFalse(waitedOut(waiting), "the group's claim must wait on the racer's row");
+                holder.rollback();
+                assertEquals(java.util.List.of(InboxClaim.Result.NEW, InboxClaim.Result.DUPLICATE),
+                        java.util.List.of(waiting.get(30, TimeUnit.SECONDS)), "month " + month);
+            }
+            assertEquals(1, rows(db, raced));
         }
     }
 
@@ -204,12 +236,12 @@ class InboxClaimStatementIT {
      * The first delivery inserts its row and holds its transaction open; the second claims on another connection
      * and must wait on the key; then the first commits or rolls back.
      */
-    private static InboxClaim.Result race(String id, byte[] first, byte[] second, boolean commitFirst)
-            throws Exception {
-        try (Connection holder = plain.getConnection()) {
+    private static InboxClaim.Result race(PGSimpleDataSource db, LocalDate month, String id, byte[] first,
+                                          byte[] second, boolean commitFirst) throws Exception {
+        try (Connection holder = db.getConnection()) {
             holder.setAutoCommit(false);
-            assertEquals(InboxClaim.Result.NEW, InboxClaim.claimOn(holder, "billing", id, first, null));
-            Future<InboxClaim.Result> waiting = racer.submit(() -> claim(plain, id, second, null));
+            assertEquals(InboxClaim.Result.NEW, InboxClaim.claimOn(holder, "billing", id, first, month));
+            Future<InboxClaim.Result> waiting = racer.submit(() -> claim(db, id, second, month));
             assertFalse(waitedOut(waiting), "the second claim must wait on the first transaction's row");
             if (commitFirst) {
                 holder.commit();
@@ -218,6 +250,69 @@ class InboxClaimStatementIT {
             }
             return waiting.get(30, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * A generic plan made while the inbox is small and not analyzed (what pgjdbc's server-side prepared statement
+     * keeps until the next ANALYZE, and autovacuum may be off) must still read a group's keys by primary key, never
+     * by scanning the consumer's rows: that scan grows with the table, on every group. (With {@code event_id =
+     * ANY(?)}, the form before 2026-12-01, the plan here was a bitmap scan of the consumer's rows.)
+     */
+    @Test
+    void aGroupsReadsStayPrimaryKeyLookupsUnderAGenericPlanMadeOnASmallInbox() throws SQLException {
+        PGSimpleDataSource emptyPlain = TestDatabases.fresh(DB + "_plans");
+        InboxDatabase.flyway(emptyPlain, false).migrate();
+        PGSimpleDataSource emptyMonthly = TestDatabases.fresh(PARTITIONED_DB + "_plans");
+        InboxDatabase.flyway(emptyMonthly, true).migrate();
+        for (PGSimpleDataSource db : new PGSimpleDataSource[] {emptyPlain, emptyMonthly}) {
+            try (Connection c = db.getConnection(); java.sql.Statement s = c.createStatement()) {
+                s.execute(db == emptyPlain
+                        ? "INSERT INTO inbox (consumer, event_id) SELECT 'billing', 'seed-' || k "
+                                + "FROM generate_series(1, 50) k"
+                        : "INSERT INTO inbox (consumer, event_id, event_month) SELECT 'billing', 'seed-' || k, "
+                                + "date_trunc('month', now())::date FROM generate_series(1, 50) k");
+            }
+        }
+        String id = "'e-1'";
+        String ids = "'{e-1,e-2}'";
+        String month = "date_trunc('month', now())::date";
+        String months = "ARRAY[" + month + ", " + month + "]::text[]";
+        assertPrimaryKeyLookups(emptyPlain, InboxClaim.FINGERPRINTS_SQL, "text[], text", ids, "'billing'");
+        assertPrimaryKeyLookups(emptyPlain, InboxClaim.CLAIM_READ_SQL, "text, text, text, text, bytea",
+                "'billing'", id, "'billing'", id, "'\\x00'");
+        assertPrimaryKeyLookups(emptyPlain, InboxClaim.RELEASE_SQL, "text, text", "'billing'", id);
+        assertPrimaryKeyLookups(emptyMonthly, InboxClaim.FINGERPRINTS_MONTHLY_SQL, "text[], text[], text",
+                ids, months, "'billing'");
+        assertPrimaryKeyLookups(emptyMonthly, InboxClaim.CLAIM_READ_MONTHLY_SQL,
+                "text, text, date, text, text, bytea, date",
+                "'billing'", id, month, "'billing'", id, "'\\x00'", month);
+        assertPrimaryKeyLookups(emptyMonthly, InboxClaim.RELEASE_MONTHLY_SQL, "text, text, date",
+                "'billing'", id, month);
+    }
+
+    /** Prepares {@code sql} under a forced generic plan, explains it for {@code values}, checks the plan. */
+    private static void assertPrimaryKeyLookups(PGSimpleDataSource db, String sql, String types, String... values)
+            throws SQLException {
+        StringBuilder numbered = new StringBuilder();
+        int n = 0;
+        for (char ch : sql.toCharArray()) {
+            numbered.append(ch == '?' ? "$" + ++n : String.valueOf(ch));
+        }
+        assertEquals(n, values.length, sql);
+        StringBuilder plan = new StringBuilder();
+        try (Connection c = db.getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.execute("SET plan_cache_mode = force_generic_plan");
+            s.execute("PREPARE checked(" + types + ") AS " + numbered);
+            try (ResultSet rows = s.executeQuery("EXPLAIN EXECUTE checked(" + String.join(", ", values) + ")")) {
+                while (rows.next()) {
+                    plan.append(rows.getString(1)).append('\n');
+                }
+            }
+        }
+        String text = plan.toString();
+        org.junit.jupiter.api.Assertions.assertTrue(text.contains("_pkey"), "no primary-key lookup in:\n" + text);
+        assertFalse(text.contains("Seq Scan on inbox") || text.contains("processed_at_idx"),
+                "a scan of the consumer's rows in:\n" + text);
     }
 
     /** @return whether the claim finished within 500 ms (it should not: it waits on the other's row) */
