@@ -200,6 +200,20 @@ public final class ClaimBenchmark {
         String ours = contenders.get(0).name();
         out.append("\nThe jakarta-inbox claim's median ÷ each contender's median (> 1: the jakarta-inbox claim is faster).\n\n");
         ratioTable(out, configs, results, c -> results.get(ours).get(c).median(), false);
+        String camel = results.keySet().stream().filter(n -> n.startsWith("Camel")).findFirst().orElse(null);
+        if (camel != null) {
+            out.append("\nAgainst Camel (issue 11: duplicates no slower than Camel's): each jakarta-inbox contender's "
+                    + "median ÷ Camel's (≥ 1: no slower).\n\n");
+            header(out, configs);
+            results.forEach((name, figures) -> {
+                if (name.startsWith("jakarta-inbox")) {
+                    out.append("| ").append(name).append(" |");
+                    configs.forEach(c -> out.append(String.format(" %.2f |",
+                            figures.get(c).median() / results.get(camel).get(c).median())));
+                    out.append('\n');
+                }
+            });
+        }
         String ceiling = "pgbench: jakarta-inbox claim INSERT";
         if (results.containsKey(ceiling)) {
             out.append("\nEach contender's median as a share of the ceiling, pgbench running the claim INSERT alone "

@@ -190,24 +190,18 @@ final class ClaimContenders {
     }
 
     /**
-     * Not the library's code: a claim of many events in one transaction, one multi-row {@code INSERT ... ON CONFLICT
-     * DO NOTHING RETURNING event_id} on the inbox table, then, only when some ids were not inserted, one SELECT of
-     * their stored fingerprints (what the per-event claim does for a duplicate). For issue 5's question whether
-     * batching would pay; Liberty's connector delivers one message at a time (docs/benchmarks.md).
+     * The library's group claim ({@code InboxClaim.claimAll}, what the grouped Kafka delivery runs per group): one
+     * statement that reads the events' keys, inserts those it did not find and returns the stored fingerprints of the
+     * others, then the commit.
      */
     record InboxBatch(DataSource pool, byte[] fingerprint, String hex, int size) implements Contender {
-        static final String INSERT = "INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) "
-                + "SELECT ?, id, ?, now() FROM unnest(?::text[]) AS id "
-                + "ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id";
-        static final String FINGERPRINTS = "SELECT event_id, payload_sha256 FROM inbox WHERE consumer = ? "
-                + "AND event_id = ANY (?::text[])";
 
         public String name() {
-            return "batch claim, " + size + " per transaction (not in the library)";
+            return "jakarta-inbox group claim, " + size + " per transaction";
         }
 
         public String transaction() {
-            return "JDBC: setAutoCommit(false), multi-row INSERT ... RETURNING (+ SELECT for ids not inserted), commit()";
+            return "JDBC: setAutoCommit(false), InboxClaim.claimAllOn (one statement), commit()";
         }
 
         public int batch() {
@@ -219,35 +213,7 @@ final class ClaimContenders {
         }
 
         public int claimAll(String[] eventIds) throws SQLException {
-            return inTransaction(pool, c -> {
-                java.util.Set<String> inserted = new java.util.HashSet<>();
-                try (PreparedStatement insert = c.prepareStatement(INSERT)) {
-                    insert.setString(1, CONSUMER);
-                    insert.setBytes(2, fingerprint);
-                    insert.setArray(3, c.createArrayOf("text", eventIds));
-                    try (java.sql.ResultSet rs = insert.executeQuery()) {
-                        while (rs.next()) {
-                            inserted.add(rs.getString(1));
-                        }
-                    }
-                }
-                if (inserted.size() < eventIds.length) {
-                    String[] rest = java.util.Arrays.stream(eventIds).filter(id -> !inserted.contains(id))
-                            .toArray(String[]::new);
-                    try (PreparedStatement select = c.prepareStatement(FINGERPRINTS)) {
-                        select.setString(1, CONSUMER);
-                        select.setArray(2, c.createArrayOf("text", rest));
-                        try (java.sql.ResultSet rs = select.executeQuery()) {
-                            while (rs.next()) {
-                                if (!java.util.Arrays.equals(rs.getBytes(2), fingerprint)) {
-                                    throw new IllegalStateException("conflicting payload for " + rs.getString(1));
-                                }
-                            }
-                        }
-                    }
-                }
-                return inserted.size();
-            });
+            return inTransaction(pool, c -> InboxClaimForBenchmarks.claimAll(c, CONSUMER, eventIds, fingerprint));
         }
 
         public String seedSql() {

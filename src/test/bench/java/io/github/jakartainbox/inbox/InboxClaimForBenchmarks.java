@@ -36,4 +36,26 @@ public final class InboxClaimForBenchmarks {
         }
         return result == InboxClaim.Result.NEW;
     }
+
+    /**
+     * A group's claim as the grouped delivery runs it ({@link InboxClaim#claimAllOn}), every event with the same
+     * fingerprint.
+     *
+     * @return how many of the events were new
+     * @throws IllegalStateException when a stored fingerprint differs (the library would dead-letter that event)
+     */
+    public static int claimAll(Connection connection, String consumer, String[] eventIds, byte[] fingerprint)
+            throws SQLException {
+        java.util.List<InboxClaim.Claim> claims = java.util.Arrays.stream(eventIds)
+                .map(id -> new InboxClaim.Claim(id, fingerprint, null)).toList();
+        int claimed = 0;
+        InboxClaim.Result[] results = InboxClaim.claimAllOn(connection, consumer, claims);
+        for (int i = 0; i < results.length; i++) {
+            if (results[i] == InboxClaim.Result.CONFLICTING_PAYLOAD) {
+                throw new IllegalStateException("conflicting payload for " + eventIds[i]);
+            }
+            claimed += results[i] == InboxClaim.Result.NEW ? 1 : 0;
+        }
+        return claimed;
+    }
 }
