@@ -16,8 +16,9 @@ import java.time.OffsetDateTime;
 public class Invoice {
 
     /**
-     * From the identity column's sequence, 50 values per {@code nextval} (db/billing/V4): known at
-     * {@code persist()}, so the invoice needs no flush of its own and a group's invoices are inserted in one JDBC batch.
+     * From the identity column's sequence, 50 values per {@code nextval} (db/billing/V4; V5 starts it at 50, the
+     * first block EclipseLink accepts): known at {@code persist()}, so the invoice needs no flush of its own and a
+     * group's invoices are inserted in one JDBC batch.
      */
     @Id
     @SequenceGenerator(name = "invoice_id", sequenceName = "invoice_id_seq", allocationSize = 50)

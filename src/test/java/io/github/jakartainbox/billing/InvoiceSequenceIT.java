@@ -1,0 +1,81 @@
+package io.github.jakartainbox.billing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.persistence.SequenceGenerator;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The billing schema's invoice id sequence agrees with EclipseLink's preallocation (database
+ * billing_invoice_sequence_it, made afresh, migrated as {@link BillingSchema} does). EclipseLink takes each
+ * {@code nextval} as the last id of a block of {@code allocationSize} and refuses a value below
+ * {@code allocationSize - 1} (EclipseLink-7027): before db/billing/V5 a new database's first invoice failed so.
+ */
+class InvoiceSequenceIT {
+
+    private static final String DB = "billing_invoice_sequence_it";
+
+    private static PGSimpleDataSource source(String database) {
+        PGSimpleDataSource source = new PGSimpleDataSource();
+        source.setServerNames(new String[] {"127.0.0.1"});
+        source.setPortNumbers(new int[] {5432});
+        source.setDatabaseName(database);
+        source.setUser("postgres");
+        return source;
+    }
+
+    private static PGSimpleDataSource fresh() throws SQLException {
+        try (Connection c = source("postgres").getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + DB + " WITH (FORCE)");
+            s.execute("CREATE DATABASE " + DB);
+        }
+        return source(DB);
+    }
+
+    private static Flyway flyway(PGSimpleDataSource db, String target) {
+        return Flyway.configure(BillingSchema.class.getClassLoader()).dataSource(db).locations("classpath:db/billing")
+                .table("billing_schema_history").baselineOnMigrate(true).baselineVersion("0").target(target).load();
+    }
+
+    private static long nextval(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT nextval('invoice_id_seq')")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Test
+    void aNewDatabasesFirstBlockIsOneThatEclipseLinkAccepts() throws Exception {
+        int size = Invoice.class.getDeclaredField("id").getAnnotation(SequenceGenerator.class).allocationSize();
+        PGSimpleDataSource db = fresh();
+        flyway(db, "latest").migrate();
+        try (Connection c = db.getConnection()) {
+            long first = nextval(c);
+            assertTrue(first >= size - 1, "EclipseLink-7027 for a first value of " + first + " with blocks of " + size);
+            assertEquals(1, first - size + 1, "the first block starts at id 1");
+            assertEquals(first + size, nextval(c), "each nextval is one block further");
+        }
+    }
+
+    @Test
+    void aSequenceThatAlreadyGaveValuesIsLeftAsItIs() throws Exception {
+        PGSimpleDataSource db = fresh();
+        flyway(db, "4").migrate();
+        long before;
+        try (Connection c = db.getConnection()) {
+            nextval(c);
+            before = nextval(c);
+        }
+        flyway(db, "latest").migrate();
+        try (Connection c = db.getConnection()) {
+            assertEquals(before + 50, nextval(c));
+        }
+    }
+}
