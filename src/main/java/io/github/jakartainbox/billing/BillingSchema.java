@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 
 /**
  * The billing tables (db/billing/*.sql), created or upgraded by Flyway at application start, before the
@@ -77,15 +78,18 @@ public class BillingSchema {
         if (migrated) {
             return;
         }
-        Flyway.configure(BillingSchema.class.getClassLoader())
+        flyway(dataSource).load().migrate();
+        migrated = true;
+    }
+
+    /** The billing tables' Flyway configuration on {@code dataSource} (also used by tests). */
+    static FluentConfiguration flyway(DataSource dataSource) {
+        return Flyway.configure(BillingSchema.class.getClassLoader())
                 .dataSource(dataSource)
                 .locations("classpath:db/billing")
                 .failOnMissingLocations(true)
                 .table("billing_schema_history")
                 .baselineOnMigrate(true)
-                .baselineVersion("0")
-                .load()
-                .migrate();
-        migrated = true;
+                .baselineVersion("0");
     }
 }

@@ -3,6 +3,7 @@ package io.github.jakartainbox.billing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.jakartainbox.inbox.TestDatabases;
 import jakarta.persistence.SequenceGenerator;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -22,26 +23,8 @@ class InvoiceSequenceIT {
 
     private static final String DB = "billing_invoice_sequence_it";
 
-    private static PGSimpleDataSource source(String database) {
-        PGSimpleDataSource source = new PGSimpleDataSource();
-        source.setServerNames(new String[] {"127.0.0.1"});
-        source.setPortNumbers(new int[] {5432});
-        source.setDatabaseName(database);
-        source.setUser("postgres");
-        return source;
-    }
-
-    private static PGSimpleDataSource fresh() throws SQLException {
-        try (Connection c = source("postgres").getConnection(); Statement s = c.createStatement()) {
-            s.execute("DROP DATABASE IF EXISTS " + DB + " WITH (FORCE)");
-            s.execute("CREATE DATABASE " + DB);
-        }
-        return source(DB);
-    }
-
     private static Flyway flyway(PGSimpleDataSource db, String target) {
-        return Flyway.configure(BillingSchema.class.getClassLoader()).dataSource(db).locations("classpath:db/billing")
-                .table("billing_schema_history").baselineOnMigrate(true).baselineVersion("0").target(target).load();
+        return BillingSchema.flyway(db).target(target).load();
     }
 
     private static long nextval(Connection c) throws SQLException {
@@ -54,7 +37,7 @@ class InvoiceSequenceIT {
     @Test
     void aNewDatabasesFirstBlockIsOneThatEclipseLinkAccepts() throws Exception {
         int size = Invoice.class.getDeclaredField("id").getAnnotation(SequenceGenerator.class).allocationSize();
-        PGSimpleDataSource db = fresh();
+        PGSimpleDataSource db = TestDatabases.fresh(DB);
         flyway(db, "latest").migrate();
         try (Connection c = db.getConnection()) {
             long first = nextval(c);
@@ -66,7 +49,7 @@ class InvoiceSequenceIT {
 
     @Test
     void aSequenceThatAlreadyGaveValuesIsLeftAsItIs() throws Exception {
-        PGSimpleDataSource db = fresh();
+        PGSimpleDataSource db = TestDatabases.fresh(DB);
         flyway(db, "4").migrate();
         long before;
         try (Connection c = db.getConnection()) {

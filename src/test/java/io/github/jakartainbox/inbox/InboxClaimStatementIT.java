@@ -80,16 +80,15 @@ class InboxClaimStatementIT {
     }
 
     @Test
-    void aNewEventThenTheSamePayloadThenAnotherPayload() throws SQLException {
-        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
-            PGSimpleDataSource db = month == null ? plain : monthly;
+    void aNewEventThenTheSamePayloadThenAnotherPayload() throws Exception {
+        inBothModes((db, month) -> {
             String id = UUID.randomUUID().toString();
             assertEquals(InboxClaim.Result.NEW, claim(db, id, sha("a"), month));
             assertEquals(InboxClaim.Result.DUPLICATE, claim(db, id, sha("a"), month));
             assertEquals(InboxClaim.Result.CONFLICTING_PAYLOAD, claim(db, id, sha("b"), month));
             assertEquals(InboxClaim.Result.DUPLICATE, claim(db, id, null, month), "no fingerprint: nothing to compare");
             assertEquals(1, rows(db, id));
-        }
+        });
     }
 
     @Test
@@ -102,8 +101,7 @@ class InboxClaimStatementIT {
 
     @Test
     void aRacingDeliveryThatCommitsWhileTheClaimWaitsIsSeenBySecondStatement() throws Exception {
-        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
-            PGSimpleDataSource db = month == null ? plain : monthly;
+        inBothModes((db, month) -> {
             for (boolean samePayload : new boolean[] {true, false}) {
                 String id = UUID.randomUUID().toString();
                 InboxClaim.Result result = race(db, month, id, sha("a"), samePayload ? sha("a") : sha("b"), true);
@@ -111,17 +109,16 @@ class InboxClaimStatementIT {
                         "month " + month);
                 assertEquals(1, rows(db, id));
             }
-        }
+        });
     }
 
     @Test
     void aRacingDeliveryThatRollsBackLeavesTheEventToTheClaim() throws Exception {
-        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
-            PGSimpleDataSource db = month == null ? plain : monthly;
+        inBothModes((db, month) -> {
             String id = UUID.randomUUID().toString();
             assertEquals(InboxClaim.Result.NEW, race(db, month, id, sha("a"), sha("a"), false), "month " + month);
             assertEquals(1, rows(db, id));
-        }
+        });
     }
 
     /** A group's claims in one statement, committed; what each found. */
@@ -136,9 +133,8 @@ class InboxClaimStatementIT {
     }
 
     @Test
-    void aGroupsClaimFindsWhatOneClaimPerEventWouldFind() throws SQLException {
-        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
-            PGSimpleDataSource db = month == null ? plain : monthly;
+    void aGroupsClaimFindsWhatOneClaimPerEventWouldFind() throws Exception {
+        inBothModes((db, month) -> {
             String processed = UUID.randomUUID().toString();
             String other = UUID.randomUUID().toString();
             assertEquals(InboxClaim.Result.NEW, claim(db, processed, sha("p"), month));
@@ -161,13 +157,12 @@ class InboxClaimStatementIT {
                 assertEquals(1, rows(db, id), id);
             }
             assertEquals(InboxClaim.Result.DUPLICATE, claim(db, a, sha("a"), month), "a's first payload was kept");
-        }
+        });
     }
 
     @Test
-    void aGroupCutShortGivesBackTheClaimsOfWhatItDidNotDeliver() throws SQLException {
-        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
-            PGSimpleDataSource db = month == null ? plain : monthly;
+    void aGroupCutShortGivesBackTheClaimsOfWhatItDidNotDeliver() throws Exception {
+        inBothModes((db, month) -> {
             String kept = UUID.randomUUID().toString();
             String givenBack = UUID.randomUUID().toString();
             try (Connection c = db.getConnection()) {
@@ -181,13 +176,12 @@ class InboxClaimStatementIT {
             }
             assertEquals(1, rows(db, kept));
             assertEquals(0, rows(db, givenBack));
-        }
+        });
     }
 
     @Test
     void aGroupsClaimWaitsForARacerAndSeesItsCommit() throws Exception {
-        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
-            PGSimpleDataSource db = month == null ? plain : monthly;
+        inBothModes((db, month) -> {
             String raced = UUID.randomUUID().toString();
             String racedSame = UUID.randomUUID().toString();
             String fresh = UUID.randomUUID().toString();
@@ -207,13 +201,12 @@ class InboxClaimStatementIT {
             for (String id : new String[] {raced, racedSame, fresh}) {
                 assertEquals(1, rows(db, id), id);
             }
-        }
+        });
     }
 
     @Test
     void aGroupsClaimWaitsForARacerThatRollsBackAndClaimsItsEvent() throws Exception {
-        for (LocalDate month : new LocalDate[] {null, EventMonths.monthOf(java.time.Instant.now())}) {
-            PGSimpleDataSource db = month == null ? plain : monthly;
+        inBothModes((db, month) -> {
             String raced = UUID.randomUUID().toString();
             String processed = UUID.randomUUID().toString();
             assertEquals(InboxClaim.Result.NEW, claim(db, processed, sha("p"), month));
@@ -229,7 +222,7 @@ class InboxClaimStatementIT {
                         java.util.List.of(waiting.get(30, TimeUnit.SECONDS)), "month " + month);
             }
             assertEquals(1, rows(db, raced));
-        }
+        });
     }
 
     /**
@@ -313,6 +306,17 @@ class InboxClaimStatementIT {
         org.junit.jupiter.api.Assertions.assertTrue(text.contains("_pkey"), "no primary-key lookup in:\n" + text);
         assertFalse(text.contains("Seq Scan on inbox") || text.contains("processed_at_idx"),
                 "a scan of the consumer's rows in:\n" + text);
+    }
+
+    /** A test on one inbox: the plain one ({@code month} null) or the partitioned one (this month). */
+    private interface ModeTest {
+        void run(PGSimpleDataSource db, LocalDate month) throws Exception;
+    }
+
+    /** Runs {@code test} on the plain inbox, then on the partitioned one. */
+    private static void inBothModes(ModeTest test) throws Exception {
+        test.run(plain, null);
+        test.run(monthly, EventMonths.monthOf(java.time.Instant.now()));
     }
 
     /** @return whether the claim finished within 500 ms (it should not: it waits on the other's row) */
