@@ -173,7 +173,9 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                     if (!records.isEmpty()) {
                         process(records);
                     }
-                    commitProgress(false);
+                    if (running) {
+                        commitProgress(false); // when stopping, the synchronous commit below does it
+                    }
                 }
                 commitProgress(true);
             } catch (Exception | Error e) {
@@ -438,6 +440,9 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
     }
 
     private void commitFailed(Map<TopicPartition, OffsetAndMetadata> offsets, Throwable failure) {
+        if (!running && failure instanceof WakeupException) {
+            return; // the stop's wakeup met an asynchronous commit: the synchronous commit at the stop follows
+        }
         if (!commitFailing) {
             InboxLog.log(InboxMessage.INBOX0605W, settings.channel(), offsets.toString(), Failures.describe(failure));
         }

@@ -237,11 +237,26 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         return Map.copyOf(CHANNELS);
     }
 
-    /** Stops every channel: groups in flight finish, done offsets are committed, the consumers close. */
+    /** Stops every channel (see {@link #stopAll()}); a second call finds nothing left to stop. */
     @PreDestroy
     void stop() {
-        CHANNELS.values().forEach(InboxKafkaChannel::stop);
-        CHANNELS.values().forEach(c -> c.awaitStopped(c.settings().groupTimeout().plusSeconds(5)));
-        CHANNELS.clear();
+        stopAll();
+    }
+
+    /**
+     * Stops every channel of the application and waits for each: the group in flight commits, done offsets are
+     * committed synchronously, the consumer closes. Logs {@code INBOX0610I} when there was a channel to stop.
+     */
+    static void stopAll() {
+        if (CHANNELS.isEmpty()) {
+            return;
+        }
+        long start = System.nanoTime();
+        List<InboxKafkaChannel> stopping = List.copyOf(CHANNELS.values());
+        stopping.forEach(InboxKafkaChannel::stop);
+        stopping.forEach(c -> c.awaitStopped(c.settings().groupTimeout().plusSeconds(5)));
+        stopping.forEach(c -> CHANNELS.remove(c.settings().channel(), c));
+        InboxLog.log(InboxMessage.INBOX0610I, stopping.stream().map(c -> c.settings().channel()).sorted().toList()
+                .toString(), String.valueOf(Duration.ofNanos(System.nanoTime() - start).toMillis()));
     }
 }

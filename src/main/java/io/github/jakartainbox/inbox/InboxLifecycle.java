@@ -20,6 +20,11 @@ class InboxLifecycle {
     /** First among the observers (Reactive Messaging's shutdown waits for the deliveries this lets go). */
     void onStop(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) @BeforeDestroyed(ApplicationScoped.class)
                 Object applicationStopping) {
+        markStopping();
+    }
+
+    /** Called as early as the application's stop can be seen ({@link InboxWebStop}), and again by CDI. */
+    static void markStopping() {
         stopping = true;
     }
 

@@ -14,13 +14,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The deployed billing service (server "billing", the packaged WAR) is stopped gracefully and killed with
- * SIGKILL while it consumes 1,000 events delivered 1,300 times; afterwards every event has exactly one invoice
+ * SIGKILL while it consumes 1,000 events delivered 1,300 times and a backlog of 20,000 more sent just before the
+ * graceful stop (which must let the groups in flight finish before the EJB module stops); afterwards every event has exactly one invoice
  * and one inbox row per consumer. Runs after the Arquillian tests, against the same broker, once with the plain
  * inbox (the tests' database) and once partitioned by month (a fresh database, migrated at start).
  */
@@ -31,6 +33,8 @@ class LibertyRestartIT {
     private static final Duration WAIT = Duration.ofMinutes(3);
     private static final int EVENTS = 1000;
     private static final int DUPLICATES = 300;
+    /** Events sent just before the graceful stop: enough to keep both consumers busy until the stop reaches them. */
+    private static final int STOP_BACKLOG = 20_000;
 
     private static final String PLAIN_DB = System.getenv().getOrDefault("DB_NAME", "billing");
     private static final String MONTHLY_DB = PLAIN_DB + "_monthly";
@@ -60,7 +64,7 @@ class LibertyRestartIT {
         restartMidStream();
         assertEquals("p", db.text("SELECT relkind::text FROM pg_class WHERE relname = 'inbox'"),
                 "the inbox was partitioned by the migration at start");
-        assertEquals(2L * EVENTS, db.number("SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
+        assertEquals(2L * (EVENTS + STOP_BACKLOG), db.number("SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
                 + "WHERE v.order_id LIKE 'restart-%' AND i.event_month = date_trunc('month', now() AT TIME ZONE 'UTC')::date "
                 + "AND i.processed_at > now() - interval '10 minutes'"),
                 "every row of the run in this month's partition (the event ids are UUIDv7s of now)");
@@ -169,37 +173,71 @@ class LibertyRestartIT {
         String run = "restart-" + UUID.randomUUID().toString().substring(0, 8);
         List<Event> events = SampleEvents.events(run, EVENTS);
         List<Event> deliveries = SampleEvents.withDuplicates(events, DUPLICATES, new Random(42));
+        String topic = serverEnvironment.get("MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC");
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            SampleEvents.send(producer, serverEnvironment.get("MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC"), deliveries);
+            SampleEvents.send(producer, topic, deliveries);
         }
         String processed = "SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
                 + "WHERE i.consumer = 'billing' AND v.order_id LIKE ?";
         String pattern = run + "-%";
+        int total = EVENTS + STOP_BACKLOG;
 
         startAndAwaitReady();
-        long before = db.await(WAIT, n -> n >= EVENTS / 5, processed, pattern);
-        server("stop"); // graceful: in-flight transactions finish or roll back, offsets may lag behind
-        System.out.printf("graceful stop after %d of %d events%n", before, EVENTS);
+        db.await(WAIT, n -> n >= EVENTS / 5, processed, pattern);
+        // the graceful stop comes while the consumers work through a backlog, so that groups are in flight
+        CompletableFuture<Void> backlog = CompletableFuture.runAsync(() -> {
+            try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+                SampleEvents.send(producer, topic, SampleEvents.events(run + "-backlog", STOP_BACKLOG));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        long before = db.await(WAIT, n -> n >= EVENTS + 200, processed, pattern);
+        server("stop"); // graceful: the groups in flight commit, the inbox-kafka offsets are committed
+        backlog.get();
+        long afterStop = db.number(processed, pattern);
+        System.out.printf("graceful stop after %d of %d events, %d processed when it ended%n", before, total,
+                afterStop);
+        assertTrue(afterStop < total, "the stop came while events were still waiting (else it shows nothing)");
+        assertGroupsFinishedBeforeTheEjbModuleStopped();
 
         startAndAwaitReady();
-        long beforeKill = db.await(WAIT, n -> n >= EVENTS * 3 / 5, processed, pattern);
+        long beforeKill = db.await(WAIT, n -> n >= total * 3 / 5, processed, pattern);
         kill(); // SIGKILL: committed transactions whose offsets were not committed are delivered again
-        System.out.printf("kill -9 after %d of %d events%n", beforeKill, EVENTS);
+        System.out.printf("kill -9 after %d of %d events%n", beforeKill, total);
 
         startAndAwaitReady();
-        long done = db.await(WAIT, n -> n >= EVENTS, processed, pattern);
-        long analytics = db.await(WAIT, n -> n >= EVENTS, "SELECT count(*) FROM inbox i JOIN invoice v "
+        long done = db.await(WAIT, n -> n >= total, processed, pattern);
+        long analytics = db.await(WAIT, n -> n >= total, "SELECT count(*) FROM inbox i JOIN invoice v "
                 + "ON v.event_id = i.event_id WHERE i.consumer = 'analytics' AND v.order_id LIKE ?", pattern);
 
-        assertEquals(EVENTS, done, "every event processed by billing");
-        assertEquals(EVENTS, analytics, "every event processed by analytics");
-        assertEquals(EVENTS, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern),
+        assertEquals(total, done, "every event processed by billing");
+        assertEquals(total, analytics, "every event processed by analytics");
+        assertEquals(total, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern),
                 "exactly one invoice per distinct event: none lost, none duplicated");
-        assertEquals(EVENTS, db.number("SELECT count(DISTINCT order_id) FROM invoice WHERE order_id LIKE ?", pattern));
+        assertEquals(total, db.number("SELECT count(DISTINCT order_id) FROM invoice WHERE order_id LIKE ?", pattern));
         assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter WHERE payload LIKE ?", "%" + pattern + "%"),
                 "no event dead-lettered");
-        assertEquals(2L * EVENTS, db.number("SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
+        assertEquals(2L * total, db.number("SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
                 + "WHERE v.order_id LIKE ?", pattern), "one inbox row per consumer and event");
+    }
+
+    /**
+     * The last stop in messages.log: the inbox-kafka channels stopped (INBOX0610I) before the EJB module began to stop
+     * (CNTR4003I), so no group in flight met a closed EntityManager and rolled back (INBOX0603W), and no commit met the
+     * stop's wakeup (INBOX0605W). Before InboxWebStop the channels stopped only at CDI's shutdown, after the EJB module.
+     */
+    private static void assertGroupsFinishedBeforeTheEjbModuleStopped() throws IOException {
+        String log = Files.readString(WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log"));
+        String stop = log.substring(Math.max(0, log.lastIndexOf("CWWKE0055I")));
+        for (String fault : List.of("INBOX0603W", "closed EntityManager", "INBOX0605W")) {
+            assertTrue(!stop.contains(fault), "the graceful stop logged " + fault + ":\n" + stop);
+        }
+        int channelsStopped = stop.indexOf("INBOX0610I");
+        int ejbStopping = stop.indexOf("CNTR4003I");
+        assertTrue(channelsStopped >= 0 && ejbStopping > channelsStopped,
+                "the inbox-kafka channels stopped before the EJB module (INBOX0610I at " + channelsStopped
+                        + ", CNTR4003I at " + ejbStopping + ")");
     }
 
     private void startAndAwaitReady() throws Exception {
