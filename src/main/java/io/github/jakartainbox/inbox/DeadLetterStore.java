@@ -26,9 +26,12 @@ class DeadLetterStore {
             // consumer): the operator decided it needs no processing; a re-driven one that fails is open again
             + "resolved_by = CASE WHEN d.discarded_at IS NULL THEN NULL ELSE d.resolved_by END";
 
-    /** An event with a usable id: one row per (consumer, event id). */
+    /**
+     * An event with a usable id: one row per (consumer, event id, SHA-256 of the payload), so that a second payload
+     * under the same event id keeps its own row instead of overwriting the first one's (schema version 9).
+     */
     static final String RECORD_SQL = INSERT
-            + "ON CONFLICT (consumer, event_id) WHERE event_id IS NOT NULL" + ON_CONFLICT_UPDATE;
+            + "ON CONFLICT (consumer, event_id, payload_sha256) WHERE event_id IS NOT NULL" + ON_CONFLICT_UPDATE;
 
     /**
      * A record without a usable event id: one row per (consumer, SHA-256 of the payload), so that a replayed bad
