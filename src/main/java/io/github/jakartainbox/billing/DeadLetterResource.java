@@ -132,11 +132,18 @@ public class DeadLetterResource {
                     + "send a corrected event. Discard it");
         }
         var processed = deadLetters.processedAt(letter.consumer(), letter.eventId());
+        if (processed.isPresent() && processed.get().isAfter(letter.firstFailedAt())) {
+            throw conflict("dead letter " + id + ": consumer " + letter.consumer() + " processed event "
+                    + letter.eventId() + " at " + processed.get() + ", after this delivery first failed at "
+                    + letter.firstFailedAt() + " (a later delivery of the same event id succeeded, e.g. the "
+                    + "producer's corrected send), so a re-drive would be skipped as a duplicate and nothing is "
+                    + "left to do. Discard it");
+        }
         if (processed.isPresent()) {
-            throw conflict("dead letter " + id + ": consumer " + letter.consumer() + " already processed event "
-                    + letter.eventId() + " at " + processed.get() + ", so a re-drive would be skipped as a duplicate "
-                    + "(a payload under a processed event id, or an event processed after it failed). Discard it; "
-                    + "a corrected event needs a new event id from the producer");
+            throw conflict("dead letter " + id + ": consumer " + letter.consumer() + " had already processed event "
+                    + letter.eventId() + " at " + processed.get() + " when this other payload arrived under the same "
+                    + "event id, so a re-drive would be skipped as a duplicate. Discard it; if this payload is a "
+                    + "change the service must apply, the producer must send it as a new event with a new event id");
         }
         byte[] payload = deadLetters.payload(id).orElseThrow(() -> conflict("dead letter " + id
                 + " has no stored payload (it could not be stored when the event failed); discard it"));

@@ -35,7 +35,7 @@ public class FailureAnswer implements ExceptionMapper<Exception> {
             return answered.getResponse(); // 400, 404, 409...: the resource chose the answer
         }
         long incident = INCIDENTS.incrementAndGet();
-        String path = uri == null ? "?" : "/" + uri.getPath();
+        String path = uri == null ? "?" : uri.getRequestUri().getRawPath();
         if (DatabaseFailures.unavailable(failure)) {
             BillingMessage.BILLING0213W.log(path, incident, failure.toString());
             return Response.status(Response.Status.SERVICE_UNAVAILABLE).header("Retry-After", RETRY_AFTER_SECONDS)

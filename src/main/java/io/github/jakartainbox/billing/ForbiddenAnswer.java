@@ -29,7 +29,7 @@ public class ForbiddenAnswer implements ExceptionMapper<ForbiddenException> {
         String user = caller == null || caller.getUserPrincipal() == null ? "the caller"
                 : "user " + caller.getUserPrincipal().getName();
         return Response.status(Response.Status.FORBIDDEN).type(MediaType.APPLICATION_JSON)
-                .entity(Map.of("error", BillingMessage.BILLING0211W.format(user, "/" + uri.getPath(), Roles.OPERATOR)))
+                .entity(Map.of("error", BillingMessage.BILLING0211W.format(user, uri.getRequestUri().getRawPath(), Roles.OPERATOR)))
                 .build();
     }
 }

@@ -71,7 +71,8 @@ class ApiSecurityIT {
         HttpResponse<String> failing = Api.call("GET", API + "/outbox/failing", Api.READER);
         assertEquals(403, failing.statusCode());
         assertTrue(failing.body().contains("BILLING0211W") && failing.body().contains("user reader")
-                && failing.body().contains("billing-operator"), "@RolesAllowed's refusal says who and what: "
+                && failing.body().contains("billing-operator")
+                && failing.body().contains(" call /billing/api/outbox/failing;"), "@RolesAllowed's refusal says who and what: "
                 + failing.body());
         assertEquals(200, Api.call("GET", API + "/dead-letters?limit=5", Api.OPERATOR).statusCode());
         HttpResponse<String> badLimit = Api.call("GET", API + "/invoices?limit=abc", Api.READER);
@@ -94,6 +95,30 @@ class ApiSecurityIT {
         assertEquals(409, again.statusCode());
         assertTrue(again.body().contains("already discarded by operator"), again.body());
         assertEquals(404, Api.call("DELETE", API + "/dead-letters/999999999", Api.OPERATOR).statusCode());
+    }
+
+    /**
+     * A producer that sent an event the contract refuses, then the corrected event under the same event id: the
+     * corrected one is processed, and the re-drive of the first one's dead letter says that nothing is left to do
+     * (it said that a corrected event needs a new event id, which the processed event contradicted).
+     */
+    @Test
+    void aDeadLetterWhoseEventIdWasProcessedLaterIsRefusedAsDone() throws Exception {
+        String eventId = UUID.randomUUID().toString();
+        String orderId = "corrected-" + eventId;
+        String refused = SampleEvents.event(eventId, orderId, "1e3", "EUR").json();
+        OrderRecords.sendThenMarker(db, orderId, List.of(refused));
+        long id = db.await(WAIT, n -> n > 0, "SELECT coalesce(max(id), 0) FROM inbox_dead_letter WHERE consumer = "
+                + "'billing' AND event_id = ? AND redriven_at IS NULL AND discarded_at IS NULL", eventId);
+        OrderRecords.sendThenMarker(db, orderId, List.of(SampleEvents.event(eventId, orderId, "1000.00", "EUR").json()));
+        assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", orderId),
+                "the corrected event under the same event id was invoiced");
+
+        HttpResponse<String> redrive = Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR);
+        assertEquals(409, redrive.statusCode(), redrive.body());
+        assertTrue(redrive.body().contains("after this delivery first failed")
+                && redrive.body().contains("nothing is left to do")
+                && !redrive.body().contains("new event id"), redrive.body());
     }
 
     @Test
@@ -124,6 +149,9 @@ class ApiSecurityIT {
         assertTrue(skipped.body().contains("already processed event " + taken), skipped.body());
         assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE id = ? AND redriven_at IS NULL", mismatch),
                 "the refused re-drive left the row open");
+
+        assertTrue(skipped.body().contains("the producer must send it as a new event with a new event id"),
+                skipped.body());
 
         long foreign = deadLetter("shipping", UUID.randomUUID().toString(), "{}");
         HttpResponse<String> refused = Api.call("POST", API + "/dead-letters/" + foreign + "/redrive", Api.OPERATOR);

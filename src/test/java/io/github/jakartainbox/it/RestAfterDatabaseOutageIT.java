@@ -95,6 +95,7 @@ class RestAfterDatabaseOutageIT {
                 assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("application/json"),
                         what + response.headers().map());
                 assertTrue(response.body().contains("BILLING0213W") && !response.body().contains("SQL")
+                        && response.body().contains("/billing/api" + call.path().replaceFirst("\\?.*", "") + " answered")
                         && !response.body().contains("Exception"), what + response.body());
                 for (var header : response.headers().map().entrySet()) {
                     assertTrue(!header.getKey().contains("Exception") && header.getValue().stream()
