@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The deployed billing service (server "billing", the packaged WAR) is stopped gracefully and killed with
- * SIGKILL while it consumes 1,000 events delivered 1,300 times and a backlog of 20,000 more sent just before the
+ * SIGKILL while it consumes 1,000 events delivered 1,300 times and a backlog of 10,000 more sent just before the
  * graceful stop (which must let the groups in flight finish before the EJB module stops); afterwards every event has exactly one invoice
  * and one inbox row per consumer. Runs after the Arquillian tests, against the same broker, once with the plain
  * inbox (the tests' database) and once partitioned by month (a fresh database, migrated at start).
@@ -34,7 +34,7 @@ class LibertyRestartIT {
     private static final int EVENTS = 1000;
     private static final int DUPLICATES = 300;
     /** Events sent just before the graceful stop: enough to keep both consumers busy until the stop reaches them. */
-    private static final int STOP_BACKLOG = 20_000;
+    private static final int STOP_BACKLOG = 10_000;
 
     private static final String PLAIN_DB = System.getenv().getOrDefault("DB_NAME", "billing");
     private static final String MONTHLY_DB = PLAIN_DB + "_monthly";
