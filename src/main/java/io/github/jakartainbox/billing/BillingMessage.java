@@ -19,6 +19,7 @@ enum BillingMessage {
     BILLING0106E(Level.SEVERE, "amount must be a decimal string of ASCII digits with at most 2 decimals after a point, such as \"129.90\" (no sign, exponent, spaces or other digits), got \"{0}\"."),
     BILLING0107E(Level.SEVERE, "amount {0} must be positive, with at most {1} integer digits and 2 decimals."),
     BILLING0108E(Level.SEVERE, "currency ''{0}'' is not an ISO 4217 currency code of money."),
+    BILLING0216E(Level.SEVERE, "amount {0} has {1} decimal(s), but currency {2} has {3} (ISO 4217 minor units): it is no amount in that currency. The producer must send the amount in the currency''s units."),
     BILLING0109E(Level.SEVERE, "field ''{0}'' must be a non-empty JSON string, got {1}."),
     BILLING0110E(Level.SEVERE, "field ''{0}'' has {1} characters, more than the {2} it may have: ''{3}''."),
     BILLING0111E(Level.SEVERE, "field ''{0}'' holds control character U+{1} at index {2}{3}: ''{4}''."),

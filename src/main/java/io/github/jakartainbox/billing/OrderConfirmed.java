@@ -119,20 +119,26 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
                     String.valueOf(MAX_AMOUNT_INTEGER_DIGITS)));
         }
         String currency = text(object, "currency", 64);
+        Currency code;
         try {
             if (!CURRENCY.matcher(currency).matches()) {
                 throw new IllegalArgumentException("not three capital letters");
             }
-            Currency code = Currency.getInstance(currency);
+            code = Currency.getInstance(currency);
             if (code.getDefaultFractionDigits() < 0) {
                 // XXX (no currency), XAU (gold), XDR...: ISO 4217 codes that are no money to invoice in
                 throw new IllegalArgumentException("not a currency");
             }
-            currency = code.getCurrencyCode();
         } catch (IllegalArgumentException e) {
             throw new UnprocessableEventException(BillingMessage.BILLING0108E.format(shortened(currency)));
         }
-        return new OrderConfirmed(eventId, orderId, email, amount.setScale(2), currency);
+        // ISO 4217's minor units: a yen or a won has no subdivision, so "5.55" JPY is no amount ("5.00" is 5 yen)
+        int decimals = Math.max(0, amount.stripTrailingZeros().scale());
+        if (decimals > code.getDefaultFractionDigits()) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0216E.format(amountText,
+                    String.valueOf(decimals), code.getCurrencyCode(), String.valueOf(code.getDefaultFractionDigits())));
+        }
+        return new OrderConfirmed(eventId, orderId, email, amount.setScale(2), code.getCurrencyCode());
     }
 
     private static String text(JsonObject object, String field, int maxChars) {

@@ -63,6 +63,23 @@ class OrderConfirmedTest {
                 + "\",\"amount\":\"" + amount + "\",\"currency\":\"EUR\"}";
     }
 
+    /** ISO 4217 minor units: JPY and KRW have none (a trial invoiced "5.55" JPY before this check). */
+    @Test
+    void anAmountHasNoMoreDecimalsThanItsCurrency() {
+        String base = "{\"event_id\":\"e\",\"order_id\":\"o\",\"customer_email\":\"a@example.com\",";
+        assertMessage("amount 5.55 has 2 decimal(s), but currency JPY has 0",
+                base + "\"amount\":\"5.55\",\"currency\":\"JPY\"}");
+        assertMessage("currency KRW has 0", base + "\"amount\":\"1000.5\",\"currency\":\"KRW\"}");
+        assertEquals(new BigDecimal("5.00"),
+                OrderConfirmed.parse(base + "\"amount\":\"5.00\",\"currency\":\"JPY\"}").amount(),
+                "zeros after the point are no subdivision");
+        assertEquals(new BigDecimal("1200.00"),
+                OrderConfirmed.parse(base + "\"amount\":\"1200\",\"currency\":\"JPY\"}").amount());
+        assertEquals(new BigDecimal("5.55"),
+                OrderConfirmed.parse(base + "\"amount\":\"5.55\",\"currency\":\"BHD\"}").amount(),
+                "three minor units: two decimals are an amount");
+    }
+
     @Test
     void anAmountIsExactlyAPlainAsciiDecimalWithAtMostTwoDecimals() {
         for (String amount : new String[] {"1e3", "1E3", "+5.00", "-5.00", "\u0661\u0662.00", "\uff15.00", "5.", ".50",
