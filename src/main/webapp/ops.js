@@ -152,7 +152,8 @@ async function showDeadLetters() {
     actions.appendChild(button('Re-drive', 'redrive', () => act('POST', '/dead-letters/' + d.id + '/redrive', d)));
     actions.appendChild(document.createTextNode(' '));
     actions.appendChild(button('Discard', 'discard danger', () => act('DELETE', '/dead-letters/' + d.id, d,
-      'Discard dead letter ' + d.id + ' of ' + d.consumer + '? Its event is then never processed by this consumer.')));
+      'Discard dead letter ' + d.id + ' of ' + d.consumer + '? This service then re-drives its event to '
+        + d.consumer + ' no more (a producer\'s own resend of the event is still processed).')));
   });
   $('no-dead-letters').hidden = letters.length > 0;
 }
@@ -172,7 +173,7 @@ async function act(method, path, letter, question) {
   const response = await call(method, path);
   const text = await response.text();
   const what = (method === 'POST' ? 're-drive' : 'discard') + ' of dead letter ' + letter.id + ' (' + letter.consumer + ')';
-  $('action').textContent = response.ok ? 'Done: ' + what + '.' : 'Refused: ' + what + ': HTTP ' + response.status + ' ' + text.slice(0, 300);
+  $('action').textContent = response.ok ? 'Done: ' + what + '.' : 'Refused: ' + what + ': HTTP ' + response.status + ' ' + text.slice(0, 2000);
   $('action').className = response.ok ? 'status ok' : 'status error';
   await refresh();
   return true;

@@ -114,7 +114,8 @@ public class DeadLetterResource {
      * @param id the dead letter's id
      * @return 200 with the row after the broker acknowledged the send; 404 when there is no such row, 409 when
      *         it is not open, has no usable event id or no stored payload, belongs to another service's consumer,
-     *         was processed by its consumer already (a re-drive would be skipped as a duplicate), or changed while
+     *         was processed by its consumer already (a re-drive would be skipped as a duplicate), would make another
+     *         consumer of the topic process an event whose dead letter was discarded there, or changed while
      *         it was sent (it failed again, or someone resolved it); 503 when the broker did not
      *         acknowledge the send within 30 s (the row stays open: try again)
      * @throws SQLException when the database cannot be read or written (500)
@@ -128,8 +129,9 @@ public class DeadLetterResource {
                     + ", which this service does not run; re-drive it from that service");
         }
         if (letter.eventId() == null) {
-            throw conflict("dead letter " + id + " has no usable event id, so it would fail again; the producer must "
-                    + "send a corrected event. Discard it");
+            throw conflict("dead letter " + id + " has no usable event id (none could be read from the delivery: "
+                    + "its reason says why, e.g. a payload that is not UTF-8 JSON, or an id missing or malformed), "
+                    + "so it would fail again; the producer must send a corrected event. Discard it");
         }
         var processed = deadLetters.processedAt(letter.consumer(), letter.eventId());
         if (processed.isPresent() && processed.get().isAfter(letter.firstFailedAt())) {
@@ -144,6 +146,9 @@ public class DeadLetterResource {
                     + letter.eventId() + " at " + processed.get() + " when this other payload arrived under the same "
                     + "event id, so a re-drive would be skipped as a duplicate. Discard it; if this payload is a "
                     + "change the service must apply, the producer must send it as a new event with a new event id");
+        }
+        if (!letter.consumer().equals(JMS_CONSUMER)) {
+            refuseWhereADiscardWouldBeUndone(letter);
         }
         byte[] payload = deadLetters.payload(id).orElseThrow(() -> conflict("dead letter " + id
                 + " has no stored payload (it could not be stored when the event failed); discard it"));
@@ -173,6 +178,28 @@ public class DeadLetterResource {
     }
 
     /**
+     * A re-drive goes to orders.confirmed, which every consumer of the topic reads: a consumer whose dead letter for
+     * the same event was discarded, and which has not processed the event, would process it now, undoing the
+     * operator's discard (a new-user trial saw an invoice made that way).
+     */
+    private void refuseWhereADiscardWouldBeUndone(DeadLetter letter) throws SQLException {
+        for (String other : CONSUMERS) {
+            if (other.equals(letter.consumer()) || deadLetters.processedAt(other, letter.eventId()).isPresent()) {
+                continue;
+            }
+            var discarded = deadLetters.discarded(other, letter.eventId());
+            if (discarded.isPresent()) {
+                throw conflict("dead letter " + letter.id() + ": a re-drive sends event " + letter.eventId()
+                        + " to every consumer of orders.confirmed, and consumer " + other + " would process it, "
+                        + "although its dead letter " + discarded.get().id() + " for this event was discarded by "
+                        + discarded.get().resolvedBy() + ". This service cannot re-drive an event to one consumer "
+                        + "alone: discard this dead letter too, or have the producer send the event again if "
+                        + other + " should process it after all");
+            }
+        }
+    }
+
+    /**
      * @param id the dead letter's id
      * @return 200 with the row; 404 when there is no such row, 409 when it is not open
      * @throws SQLException when the database cannot be written (500)
@@ -189,7 +216,9 @@ public class DeadLetterResource {
     }
 
     private DeadLetter open(long id) throws SQLException {
-        DeadLetter letter = deadLetters.find(id).orElseThrow(() -> new NotFoundException("no dead letter " + id));
+        DeadLetter letter = deadLetters.find(id).orElseThrow(() -> new NotFoundException(Response
+                .status(Response.Status.NOT_FOUND).entity(Map.of("error", "no dead letter " + id))
+                .type(MediaType.APPLICATION_JSON).build()));
         if (!letter.open()) {
             throw conflict("dead letter " + id + " was already " + (letter.redrivenAt() != null ? "re-driven" : "discarded")
                     + " by " + letter.resolvedBy());

@@ -124,6 +124,28 @@ public class InboxDeadLetters {
     }
 
     /**
+     * A consumer's discarded dead letter for an event: an operator decided that consumer needs no more of it. A
+     * re-drive that reaches every consumer of a topic would make that consumer process the event after all.
+     *
+     * @param consumer the consumer's inbox name
+     * @param eventId  the normalized event id
+     * @return its most recently discarded dead letter for the event (any payload); empty when it has none
+     * @throws SQLException when the database cannot be read
+     */
+    public Optional<DeadLetter> discarded(String consumer, String eventId) throws SQLException {
+        try (Connection connection = database.connection();
+             PreparedStatement query = connection.prepareStatement("SELECT " + COLUMNS + " FROM inbox_dead_letter "
+                     + "WHERE consumer = ? AND event_id = ? AND discarded_at IS NOT NULL ORDER BY discarded_at DESC "
+                     + "LIMIT 1")) {
+            query.setString(1, consumer);
+            query.setString(2, eventId);
+            try (ResultSet rs = query.executeQuery()) {
+                return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    /**
      * Whether the consumer has processed the event since: a re-drive of its dead letter would then be skipped as a
      * duplicate. That is always so for a dead letter kept because a delivery reused a processed event id with another
      * payload ({@code INBOX0103E}), and so for one whose event a later redelivery processed.

@@ -34,7 +34,7 @@ enum InboxMessage {
     INBOX0103E(Level.SEVERE, "Event id {0} was already processed by consumer {1} with a different payload (its SHA-256 differs from the one stored in table inbox): the producer reused the event id, or changed the event''s bytes on a retry. This payload was NOT processed. Fix the producer; if its retries re-serialize events, set inbox.consumer.{1}.fingerprint=none."),
 
     INBOX0201W(Level.WARNING, "Consumer {0}, event {1}: attempt {2} of {3} failed (rolled back, or a commit of unknown outcome: the inbox row makes the retry safe either way); retrying in {4} ms. Cause: {5}"),
-    INBOX0202E(Level.SEVERE, "Consumer {0}, event {1}: dead-lettered after {2} attempt(s); the message is acknowledged and the channel goes on. Re-drive it once the cause is fixed (InboxDeadLetters, table inbox_dead_letter). Reason: {3}"),
+    INBOX0202E(Level.SEVERE, "Consumer {0}, event {1}: dead-lettered after {2} attempt(s); the message is acknowledged and the channel goes on. Re-drive it once the cause is fixed (InboxDeadLetters, table inbox_dead_letter), or discard it when the reason is INBOX0103E (a payload under an event id already processed: a re-drive would be skipped). Reason: {3}"),
     INBOX0203E(Level.SEVERE, "Consumer {0}, event {1}: could not record the dead letter ({2}); the message is kept unacknowledged and recording is retried in {3} ms."),
     INBOX0204E(Level.SEVERE, "Consumer {0}: the event id of a delivery is unusable; the delivery is dead-lettered and acknowledged. {1}"),
     INBOX0205W(Level.WARNING, "Consumer {0}, event {1}: transient database error (SQLState {2}); this delivery has waited {3} of its transient budget {4} (retry.transient-budget) and retries in {5} ms. The partition waits. Cause: {6}"),

@@ -94,7 +94,9 @@ class ApiSecurityIT {
         HttpResponse<String> again = Api.call("DELETE", API + "/dead-letters/" + id, Api.OPERATOR);
         assertEquals(409, again.statusCode());
         assertTrue(again.body().contains("already discarded by operator"), again.body());
-        assertEquals(404, Api.call("DELETE", API + "/dead-letters/999999999", Api.OPERATOR).statusCode());
+        HttpResponse<String> none = Api.call("DELETE", API + "/dead-letters/999999999", Api.OPERATOR);
+        assertEquals(404, none.statusCode());
+        assertTrue(none.body().contains("no dead letter 999999999"), "the 404 says what is missing: " + none.body());
     }
 
     /**
@@ -119,6 +121,32 @@ class ApiSecurityIT {
         assertTrue(redrive.body().contains("after this delivery first failed")
                 && redrive.body().contains("nothing is left to do")
                 && !redrive.body().contains("new event id"), redrive.body());
+    }
+
+    /**
+     * A re-drive reaches every consumer of orders.confirmed: with billing's dead letter for an event discarded, the
+     * re-drive of analytics' dead letter for it is refused, so billing does not invoice what its operator discarded
+     * (a new-user trial found the invoice made).
+     */
+    @Test
+    void aReDriveThatWouldUndoAnotherConsumersDiscardIsRefused() throws Exception {
+        String eventId = UUID.randomUUID().toString();
+        String orderId = "undiscard-" + eventId;
+        String payload = SampleEvents.event(eventId, orderId, "30.00", "EUR").json();
+        long billing = deadLetter("billing", eventId, payload);
+        long analytics = deadLetter("analytics", eventId, payload);
+        assertEquals(200, Api.call("DELETE", API + "/dead-letters/" + billing, Api.OPERATOR).statusCode());
+
+        HttpResponse<String> refused = Api.call("POST", API + "/dead-letters/" + analytics + "/redrive", Api.OPERATOR);
+        assertEquals(409, refused.statusCode(), refused.body());
+        assertTrue(refused.body().contains("consumer billing would process it")
+                && refused.body().contains("dead letter " + billing + " for this event was discarded by operator"),
+                refused.body());
+        assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE id = ? AND redriven_at IS NULL "
+                + "AND discarded_at IS NULL", analytics), "the refused re-drive left analytics' row open");
+        OrderRecords.sendThenMarker(db, orderId, List.of()); // whatever was sent would be consumed before the marker
+        assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", orderId), "nothing invoiced");
+        assertEquals(0, db.number("SELECT count(*) FROM inbox WHERE event_id = ?", eventId), "nor counted");
     }
 
     @Test
@@ -165,7 +193,6 @@ class ApiSecurityIT {
         String bad = SampleEvents.event(eventId, "still-bad-" + eventId, "5.00", "XYZ").json(); // not a currency
         long billing = deadLetter("billing", eventId, bad);
         long analytics = deadLetter("analytics", eventId, bad);
-        assertEquals(200, Api.call("DELETE", API + "/dead-letters/" + analytics, Api.OPERATOR).statusCode());
         // the re-drive reaches both consumer groups; both fail again. Whether the failure lands before or after
         // the re-drive marks its row, the billing row ends open: 200 or 409 ("the row changed meanwhile")
         int status = Api.call("POST", API + "/dead-letters/" + billing + "/redrive", Api.OPERATOR).statusCode();
@@ -175,6 +202,11 @@ class ApiSecurityIT {
         assertEquals(4, db.await(WAIT, n -> n == 4, "SELECT attempts FROM inbox_dead_letter WHERE id = ?", analytics));
         assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE id = ? AND redriven_at IS NULL "
                 + "AND discarded_at IS NULL", billing), "the re-driven event that failed again is open again");
+
+        assertEquals(200, Api.call("DELETE", API + "/dead-letters/" + analytics, Api.OPERATOR).statusCode());
+        OrderRecords.sendThenMarker(db, "still-bad-" + eventId, List.of(bad)); // the producer sends it again
+        assertEquals(5, db.await(WAIT, n -> n == 5, "SELECT attempts FROM inbox_dead_letter WHERE id = ?", analytics),
+                "analytics failed again");
         assertEquals("operator", db.text("SELECT resolved_by FROM inbox_dead_letter WHERE id = ? AND discarded_at IS NOT NULL",
                 analytics), "the discarded one stays discarded");
     }
