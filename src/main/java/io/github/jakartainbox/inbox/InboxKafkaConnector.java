@@ -245,7 +245,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
 
     /**
      * Stops every channel of the application and waits for each: the group in flight commits, done offsets are
-     * committed synchronously, the consumer closes. Logs {@code INBOX0610I} when there was a channel to stop.
+     * committed synchronously, the consumer closes. Logs {@code INBOX0611I} when there was a channel to stop.
      */
     static void stopAll() {
         if (CHANNELS.isEmpty()) {
@@ -256,7 +256,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         stopping.forEach(InboxKafkaChannel::stop);
         stopping.forEach(c -> c.awaitStopped(c.settings().groupTimeout().plusSeconds(5)));
         stopping.forEach(c -> CHANNELS.remove(c.settings().channel(), c));
-        InboxLog.log(InboxMessage.INBOX0610I, stopping.stream().map(c -> c.settings().channel()).sorted().toList()
+        InboxLog.log(InboxMessage.INBOX0611I, stopping.stream().map(c -> c.settings().channel()).sorted().toList()
                 .toString(), String.valueOf(Duration.ofNanos(System.nanoTime() - start).toMillis()));
     }
 }

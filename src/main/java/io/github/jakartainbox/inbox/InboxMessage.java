@@ -88,8 +88,8 @@ enum InboxMessage {
     INBOX0607I(Level.INFO, "Channel {0}: partitions {1} revoked; offsets {2} committed for them, nothing of theirs is left in flight."),
     INBOX0608W(Level.WARNING, "Channel {0}: the committed offset of {1} has stayed behind the processed records for {2} (committed {3}, processed up to {4}). After a restart or rebalance those records are delivered again (the inbox skips them); check the log for INBOX0605W."),
     INBOX0609E(Level.SEVERE, "Channel {0} sets concurrency but no topic: each copy of the channel is named {0}$1, {0}$2..., and the Kafka connectors read the topic named after the channel when topic is not set, so every copy would read a topic nobody writes to. Set mp.messaging.incoming.{0}.topic."),
-    INBOX0610I(Level.INFO, "The application is stopping: inbox-kafka channels {0} stopped polling, finished their groups in flight, committed their offsets and closed their consumers, in {1} ms."),
     INBOX0610W(Level.WARNING, "Consumer {0}: a delivery''s event id or payload differs from the one read from its message before the group''s claim (read ahead {1}, delivered {2}); a converter between the Kafka value and the method''s parameter type does that. The group rolls back and is processed one by one; from now on this consumer''s groups claim one event per INSERT, as with group.claim=per-message (set it to silence this)."),
+    INBOX0611I(Level.INFO, "The application is stopping: inbox-kafka channels {0} stopped polling, finished their groups in flight, committed their offsets and closed their consumers, in {1} ms."),
 
     INBOX0701E(Level.SEVERE, "Cannot read {0}: the method does not take a jakarta.jms.Message parameter (the jms-property and jms-message-id sources are for a message-driven bean''s onMessage(Message))."),
     INBOX0702E(Level.SEVERE, "JMS property ''{0}'' holds a {1}, not a string. Send the event id as a string property (message.setStringProperty), for example a UUID."),

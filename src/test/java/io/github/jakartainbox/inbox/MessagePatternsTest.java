@@ -65,6 +65,32 @@ class MessagePatternsTest {
         assertEquals(List.of(), broken, "patterns with a lone apostrophe (write it '') or a placeholder not filled");
     }
 
+    /**
+     * An id's number names one message: INBOX0610W and INBOX0610I both existed for a while, so "INBOX0610" in a log
+     * search or a runbook meant two things. The severity letter is not part of the number.
+     */
+    @Test
+    void eachMessageNumberIsUsedOnce() throws Exception {
+        Map<String, List<String>> byNumber = new LinkedHashMap<>();
+        for (String type : List.of("io.github.jakartainbox.inbox.InboxMessage",
+                "io.github.jakartainbox.outbox.OutboxMessage", "io.github.jakartainbox.billing.BillingMessage")) {
+            for (Object message : Class.forName(type).getEnumConstants()) {
+                String id = ((Enum<?>) message).name();
+                byNumber.computeIfAbsent(id.substring(0, id.length() - 1), k -> new ArrayList<>()).add(id);
+            }
+        }
+        for (String field : List.of("io.github.jakartainbox.inbox.health.Messages TEXTS",
+                "io.github.jakartainbox.inbox.retention.RetentionCheck MESSAGES")) {
+            String[] f = field.split(" ");
+            for (String id : map(f[0], f[1]).keySet()) {
+                byNumber.computeIfAbsent(id.substring(0, id.length() - 1), k -> new ArrayList<>()).add(id);
+            }
+        }
+        assertTrue(byNumber.size() > 100, "the catalogues were read: " + byNumber.size());
+        List<List<String>> shared = byNumber.values().stream().filter(ids -> ids.size() > 1).toList();
+        assertEquals(List.of(), shared, "message numbers used by more than one message");
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, String> map(String type, String field) throws Exception {
         Field texts = Class.forName(type).getDeclaredField(field);

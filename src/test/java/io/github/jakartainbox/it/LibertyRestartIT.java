@@ -223,7 +223,7 @@ class LibertyRestartIT {
     }
 
     /**
-     * The last stop in messages.log: the inbox-kafka channels stopped (INBOX0610I) before the EJB module began to stop
+     * The last stop in messages.log: the inbox-kafka channels stopped (INBOX0611I) before the EJB module began to stop
      * (CNTR4003I), so no group in flight met a closed EntityManager and rolled back (INBOX0603W), and no commit met the
      * stop's wakeup (INBOX0605W). Before InboxWebStop the channels stopped only at CDI's shutdown, after the EJB module.
      */
@@ -233,10 +233,10 @@ class LibertyRestartIT {
         for (String fault : List.of("INBOX0603W", "closed EntityManager", "INBOX0605W")) {
             assertTrue(!stop.contains(fault), "the graceful stop logged " + fault + ":\n" + stop);
         }
-        int channelsStopped = stop.indexOf("INBOX0610I");
+        int channelsStopped = stop.indexOf("INBOX0611I");
         int ejbStopping = stop.indexOf("CNTR4003I");
         assertTrue(channelsStopped >= 0 && ejbStopping > channelsStopped,
-                "the inbox-kafka channels stopped before the EJB module (INBOX0610I at " + channelsStopped
+                "the inbox-kafka channels stopped before the EJB module (INBOX0611I at " + channelsStopped
                         + ", CNTR4003I at " + ejbStopping + ")");
     }
 
