@@ -43,8 +43,26 @@ public final class Api {
      * @throws Exception when the call fails
      */
     public static HttpResponse<String> call(String method, String url, User user) throws Exception {
+        return call(method, url, user, null, null);
+    }
+
+    /**
+     * @param method      HTTP method
+     * @param url         full URL
+     * @param user        who calls, {@code null} for no credentials
+     * @param contentType the body's media type, {@code null} without a body
+     * @param body        the body's bytes, {@code null} for none
+     * @return the response, body as text
+     * @throws Exception when the call fails
+     */
+    public static HttpResponse<String> call(String method, String url, User user, String contentType, byte[] body)
+            throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(120))
-                .method(method, HttpRequest.BodyPublishers.noBody());
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(body));
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
         if (user != null) {
             request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
                     (user.name() + ":" + user.password()).getBytes(StandardCharsets.UTF_8)));

@@ -187,6 +187,15 @@ class ApiSecurityIT {
                 .size(), "one record sent");
     }
 
+    /** A body that is not UTF-8 is refused, not sent with U+FFFD in place of its bytes (a new-user trial). */
+    @Test
+    void theJmsEndpointRefusesABodyThatIsNotUtf8() throws Exception {
+        byte[] body = "{\"event_id\":\"x\",\"order_id\":\"o\u00e9\"}".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        HttpResponse<String> refused = Api.call("POST", API + "/jms/orders", Api.OPERATOR, "application/json", body);
+        assertEquals(400, refused.statusCode(), refused.body());
+        assertTrue(refused.body().contains("not UTF-8 text"), refused.body());
+    }
+
     @Test
     void anOperatorReDrivesADeadLetterAndTheConsumerProcessesIt() throws Exception {
         String eventId = UUID.randomUUID().toString();
