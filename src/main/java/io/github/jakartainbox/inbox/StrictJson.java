@@ -9,9 +9,12 @@ import jakarta.json.JsonValue;
 import jakarta.json.spi.JsonProvider;
 import jakarta.json.stream.JsonLocation;
 import jakarta.json.stream.JsonParser;
+import jakarta.json.stream.JsonParsingException;
 import java.io.StringReader;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads an event's JSON text the one strict way that every reader of the event can agree on: exactly one JSON
@@ -51,6 +54,10 @@ public final class StrictJson {
      *                       {@code is nested deeper than 64 levels}
      */
     public static JsonObject readObject(String text) {
+        if (text.startsWith("\uFEFF")) {
+            throw new JsonException("is not valid JSON: it starts with a byte order mark (U+FEFF), which JSON text "
+                    + "must not (RFC 8259 section 8.1); remove it");
+        }
         try (JsonParser parser = JSON.createParser(new StringReader(text))) {
             if (!parser.hasNext()) {
                 throw new Refused("is not valid JSON: it is empty");
@@ -66,10 +73,45 @@ public final class StrictJson {
             return object;
         } catch (Refused e) {
             throw new JsonException(e.getMessage());
+        } catch (JsonParsingException e) {
+            throw new JsonException("is not valid JSON: " + described(e), e);
         } catch (RuntimeException e) {
-            // JsonParsingException, or an implementation's own limit as a plain RuntimeException
+            // an implementation's own limit as a plain RuntimeException
             throw new JsonException("is not valid JSON: " + Printable.of(e.getMessage(), 200), e);
         }
+    }
+
+    private static final Pattern UNEXPECTED_CHAR = Pattern.compile("Unexpected char (-?[\\d.,\\s\\u00a0\\u202f']+) at \\([^)]*\\)(.*)",
+            Pattern.DOTALL);
+    private static final Pattern INVALID_TOKEN = Pattern.compile("Invalid token=(\\w+) at \\([^)]*\\)\\.? ?(.*)",
+            Pattern.DOTALL);
+
+    /**
+     * Rewords Parsson's parse errors, whose character code is formatted in the server's locale ("Unexpected char
+     * 65,279") and whose location is wrong at the end of the text: the character as U+XXXX, the line and column,
+     * "ends before ..." for a text cut short. Another implementation's message is kept as it is.
+     */
+    static String described(JsonParsingException e) {
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        JsonLocation at = e.getLocation();
+        String where = at == null ? "" : " at line " + at.getLineNumber() + ", column " + at.getColumnNumber();
+        Matcher unexpected = UNEXPECTED_CHAR.matcher(message);
+        if (unexpected.matches()) {
+            int code = Integer.parseInt(unexpected.group(1).replaceAll("[^-0-9]", ""));
+            if (code < 0) {
+                return "the text ends before the JSON object is complete";
+            }
+            String printable = code >= 0x20 && code < 0x7f ? " ('" + (char) code + "')" : "";
+            return String.format("unexpected character U+%04X%s%s%s", code, printable, where, unexpected.group(2));
+        }
+        Matcher token = INVALID_TOKEN.matcher(message);
+        if (token.matches()) {
+            if (token.group(1).equals("EOF")) {
+                return "the text ends before the JSON object is complete";
+            }
+            return "unexpected " + token.group(1) + where + (token.group(2).isEmpty() ? "" : "; " + token.group(2));
+        }
+        return Printable.of(message, 200);
     }
 
     /** Marks refusals of this reader, so that they are not reworded as parse errors on the way out. */

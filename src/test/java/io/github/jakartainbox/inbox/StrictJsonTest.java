@@ -34,6 +34,20 @@ class StrictJsonTest {
         refused("RFC 8259 section 4", "{\"a\":1,\"a\":1}");
     }
 
+    /**
+     * Parse errors name the character as U+XXXX with its line and column, and a text cut short as such: Parsson said
+     * "Unexpected char 65,279" (the code in the server's locale) and "Unexpected char -1" (found by a new-user trial).
+     */
+    @Test
+    void parseErrorsSayWhatAndWhereInPlainWords() {
+        refused("starts with a byte order mark (U+FEFF)", "\uFEFF{\"a\":1}");
+        refused("the text ends before the JSON object is complete", "{\"a\":");
+        refused("the text ends before the JSON object is complete", "{\"a\":\"b");
+        refused("unexpected character U+0078 ('x') at line 1, column 7", "{\"a\":1x}");
+        refused("unexpected character U+0001 at line 1, column 8", "{\"a\":\"b\u0001\"}");
+        refused("unexpected NUMBER at line 1, column 6; Expected tokens are: [COLON]", "{\"a\" 1}");
+    }
+
     @Test
     void textThatIsNotExactlyOneObjectIsRefused() {
         refused("is not valid JSON", "{\"a\":");
