@@ -41,6 +41,7 @@ class JmsRestartIT {
     private static final Duration WAIT = Duration.ofMinutes(3);
     private static final int EVENTS = 500;
     private static final int DUPLICATES = 150;
+    private static final int PRODUCERS = 4;
     private static final String DATABASE = System.getenv().getOrDefault("DB_NAME", "billing") + "_jmsrestart";
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -65,22 +66,32 @@ class JmsRestartIT {
 
         startAndAwaitReady();
         Set<String> confirmed = ConcurrentHashMap.newKeySet();
-        Thread producer = new Thread(() -> {
-            for (Event e : deliveries) {
-                try {
-                    if (post(e.json()) == 202) {
-                        confirmed.add(e.eventId());
+        // four senders, so that the sends outpace the one bean instance and a backlog waits in the store (with one
+        // sender the bean kept up once in CI, and the kill found nothing waiting)
+        List<Thread> producers = new java.util.ArrayList<>();
+        for (int t = 0; t < PRODUCERS; t++) {
+            int first = t;
+            Thread producer = new Thread(() -> {
+                for (int i = first; i < deliveries.size(); i += PRODUCERS) {
+                    Event e = deliveries.get(i);
+                    try {
+                        if (post(e.json()) == 202) {
+                            confirmed.add(e.eventId());
+                        }
+                    } catch (Exception stopped) {
+                        return; // the server is gone: the rest is sent again after the restart
                     }
-                } catch (Exception stopped) {
-                    return; // the server is gone: the rest is sent again after the restart
                 }
-            }
-        }, "jms-restart-producer");
-        producer.start();
+            }, "jms-restart-producer-" + t);
+            producers.add(producer);
+            producer.start();
+        }
         long beforeKill = db.await(WAIT, n -> n >= EVENTS / 3, processed, pattern);
         kill();
         int sentAtKill = confirmed.size();
-        producer.join(Duration.ofMinutes(2).toMillis());
+        for (Thread producer : producers) {
+            producer.join(Duration.ofMinutes(2).toMillis());
+        }
         long atKill = db.number(processed, pattern);
         System.out.printf("kill -9 with %d of %d events processed, %d events' sends answered 202 (a backlog of about "
                 + "%d in the queue's store)%n", atKill, EVENTS, sentAtKill, sentAtKill - atKill);
