@@ -25,7 +25,9 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 
@@ -113,8 +115,8 @@ public class DeadLetterResource {
      * @return 200 with the row after the broker acknowledged the send; 404 when there is no such row, 409 when
      *         it is not open, has no usable event id or no stored payload, belongs to another service's consumer,
      *         was processed by its consumer already (a re-drive would be skipped as a duplicate), would make another
-     *         consumer of the topic process an event whose dead letter was discarded there, is being re-driven by
-     *         another call (nothing is sent twice), or was resolved meanwhile; 503 when the broker did not
+     *         consumer of the topic process an event whose dead letter was discarded there, or changed while
+     *         it was sent (it failed again, or someone resolved it); 503 when the broker did not
      *         acknowledge the send within 30 s (the row stays open: try again)
      * @throws SQLException when the database cannot be read or written (500)
      */
@@ -150,35 +152,26 @@ public class DeadLetterResource {
         }
         byte[] payload = deadLetters.payload(id).orElseThrow(() -> conflict("dead letter " + id
                 + " has no stored payload (it could not be stored when the event failed); discard it"));
-        InboxDeadLetters.Redrive outcome;
         try {
-            outcome = deadLetters.redrive(id, user(), () -> {
-                if (letter.consumer().equals(JMS_CONSUMER)) {
-                    // the JMS consumer's own queue; a send outside a JTA transaction is committed when it returns
-                    jmsOrders.send(new String(payload, java.nio.charset.StandardCharsets.UTF_8), letter.eventId());
-                } else {
-                    redrive.send(payload).toCompletableFuture().get(30, TimeUnit.SECONDS);
-                }
-            });
-        } catch (SQLException e) {
-            throw e;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new WebApplicationException(e, Response.Status.SERVICE_UNAVAILABLE);
-        } catch (Exception e) {
+            if (letter.consumer().equals(JMS_CONSUMER)) {
+                // the JMS consumer's own queue; a send outside a transaction is committed when it returns
+                jmsOrders.send(new String(payload, java.nio.charset.StandardCharsets.UTF_8), letter.eventId());
+            } else {
+                redrive.send(payload).toCompletableFuture().get(30, TimeUnit.SECONDS);
+            }
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
             BillingMessage.BILLING0203W.log(id, e);
             throw new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)
                     .entity(Map.of("error", "the broker did not acknowledge the re-drive of dead letter " + id
                             + " (" + e.getClass().getSimpleName() + "); it stays open, try again"))
                     .type(MediaType.APPLICATION_JSON).build());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WebApplicationException(e, Response.Status.SERVICE_UNAVAILABLE);
         }
-        if (outcome == InboxDeadLetters.Redrive.IN_PROGRESS) {
-            throw conflict("dead letter " + id + " is being re-driven by another call at this moment; nothing was "
-                    + "sent. Look at the row in a few seconds");
-        }
-        if (outcome == InboxDeadLetters.Redrive.NOT_OPEN) {
-            open(id); // 409 naming who resolved it meanwhile, or 404
-            throw conflict("dead letter " + id + " changed while this call looked at it; look at the row and try again");
+        if (!deadLetters.markRedriven(id, user(), letter.lastFailedAt())) {
+            throw conflict("dead letter " + id + " was sent again, but the row changed meanwhile: the event failed "
+                    + "again, or someone resolved it. Look at the row before doing more");
         }
         BillingMessage.BILLING0201I.log(id, letter.consumer(), letter.eventId(), user());
         return deadLetters.find(id).orElseThrow();

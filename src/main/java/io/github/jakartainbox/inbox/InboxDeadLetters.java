@@ -13,7 +13,7 @@ import java.util.Optional;
 
 /**
  * The operator's view of table {@code inbox_dead_letter}: list the deliveries that could not be processed, and
- * re-drive one (the application's sender sends it again, see {@link #redrive}) or discard it. Every statement takes its values as
+ * mark one re-driven (after the application sent it again) or discarded. Every statement takes its values as
  * bind parameters. A call joins the caller's JTA transaction when there is one, and otherwise commits on its own.
  * Protect the callers: the example allows listing to role {@code billing-reader} and changes to
  * {@code billing-operator}.
@@ -57,80 +57,8 @@ public class InboxDeadLetters {
         }
     }
 
-    /** What {@link #redrive} did. */
-    public enum Redrive {
-        /** The payload was sent and the row marked re-driven. */
-        SENT,
-        /** There is no open dead letter with that id (none at all, re-driven or discarded already). */
-        NOT_OPEN,
-        /** Another caller is re-driving it at this moment; nothing was sent. */
-        IN_PROGRESS
-    }
-
-    /** Sends a dead letter's payload again, as the application does it (to its topic or queue). */
-    @FunctionalInterface
-    public interface Sender {
-        /**
-         * @throws Exception when the broker did not take the message: the row stays open
-         */
-        void send() throws Exception;
-    }
-
     @Inject
     InboxDatabase database;
-
-    /**
-     * Re-drives one open dead letter at most once at a time: locks its row ({@code FOR UPDATE NOWAIT}), calls
-     * {@code sender}, and marks the row re-driven in the same local transaction. A concurrent call finds the row
-     * locked and sends nothing; a delivery of the re-driven event that fails again waits for this commit, then opens
-     * the row again. If the server stops between the send and the commit, the row stays open although the payload
-     * was sent: the inbox skips that event if it is re-driven again after it was processed.
-     *
-     * @param id       the dead letter's id
-     * @param operator who does it (the caller's principal), stored in {@code resolved_by}
-     * @param sender   sends the payload ({@link #payload(long)}) and returns once the broker took it
-     * @return {@link Redrive#SENT}, or why nothing was sent
-     * @throws SQLException when the database cannot be read or written, or when called inside a JTA transaction
-     *                      (the lock must be held by a local transaction of its own)
-     * @throws Exception    what {@code sender} threw; the row stays open
-     */
-    public Redrive redrive(long id, String operator, Sender sender) throws Exception {
-        try (Connection connection = database.connection()) {
-            connection.setAutoCommit(false);
-            try {
-                try (PreparedStatement lock = connection.prepareStatement("SELECT 1 FROM inbox_dead_letter WHERE id = ? "
-                        + "AND redriven_at IS NULL AND discarded_at IS NULL FOR UPDATE NOWAIT")) {
-                    lock.setLong(1, id);
-                    try (ResultSet rs = lock.executeQuery()) {
-                        if (!rs.next()) {
-                            connection.rollback();
-                            return Redrive.NOT_OPEN;
-                        }
-                    }
-                } catch (SQLException e) {
-                    connection.rollback();
-                    if ("55P03".equals(e.getSQLState())) { // lock_not_available
-                        return Redrive.IN_PROGRESS;
-                    }
-                    throw e;
-                }
-                sender.send();
-                try (PreparedStatement update = connection.prepareStatement("UPDATE inbox_dead_letter "
-                        + "SET redriven_at = now(), resolved_by = ? WHERE id = ?")) {
-                    update.setString(1, operator);
-                    update.setLong(2, id);
-                    update.executeUpdate();
-                }
-                connection.commit();
-                return Redrive.SENT;
-            } catch (Exception | Error e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(true);
-            }
-        }
-    }
 
     /**
      * @param consumer only this consumer's dead letters, {@code null} for all
@@ -237,6 +165,29 @@ public class InboxDeadLetters {
             try (ResultSet rs = query.executeQuery()) {
                 return rs.next() ? Optional.of(rs.getObject(1, OffsetDateTime.class)) : Optional.empty();
             }
+        }
+    }
+
+    /**
+     * Records that the event was sent again: it no longer counts as open. Call it after the send succeeded, with
+     * the {@code lastFailedAt} read before the send: if the sent event failed again meanwhile (the row was
+     * updated), the row stays open and this returns {@code false}.
+     *
+     * @param id           the dead letter's id
+     * @param operator     who did it (the caller's principal), stored in {@code resolved_by}
+     * @param lastFailedAt the row's {@link DeadLetter#lastFailedAt()} as read before sending
+     * @return {@code false} when there is no open dead letter with that id and that last failure
+     * @throws SQLException when the database cannot be written
+     */
+    public boolean markRedriven(long id, String operator, OffsetDateTime lastFailedAt) throws SQLException {
+        try (Connection connection = database.connection();
+             PreparedStatement update = connection.prepareStatement("UPDATE inbox_dead_letter SET redriven_at = now(), "
+                     + "resolved_by = ? WHERE id = ? AND redriven_at IS NULL AND discarded_at IS NULL "
+                     + "AND last_failed_at = ?")) {
+            update.setString(1, operator);
+            update.setLong(2, id);
+            update.setObject(3, lastFailedAt);
+            return update.executeUpdate() == 1;
         }
     }
 

@@ -149,44 +149,6 @@ class ApiSecurityIT {
         assertEquals(0, db.number("SELECT count(*) FROM inbox WHERE event_id = ?", eventId), "nor counted");
     }
 
-    /**
-     * Five operators re-drive one dead letter at the same moment: one answer is 200 and one record is sent (a
-     * new-user trial got five records and four confusing 409s: each call sent before it looked at the row again).
-     */
-    @Test
-    void concurrentReDrivesOfOneDeadLetterSendItOnce() throws Exception {
-        String eventId = UUID.randomUUID().toString();
-        String orderId = "concurrent-redrive-" + eventId;
-        long id = deadLetter("billing", eventId, SampleEvents.event(eventId, orderId, "12.00", "EUR").json());
-        var pool = java.util.concurrent.Executors.newFixedThreadPool(5);
-        List<java.util.concurrent.Future<HttpResponse<String>>> calls = new java.util.ArrayList<>();
-        try {
-            var start = new java.util.concurrent.CountDownLatch(1);
-            for (int i = 0; i < 5; i++) {
-                calls.add(pool.submit(() -> {
-                    start.await();
-                    return Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR);
-                }));
-            }
-            start.countDown();
-            List<Integer> statuses = new java.util.ArrayList<>();
-            for (var call : calls) {
-                HttpResponse<String> answer = call.get();
-                statuses.add(answer.statusCode());
-                assertTrue(answer.statusCode() == 200 || answer.statusCode() == 409 && (answer.body().contains(
-                        "is being re-driven by another call") || answer.body().contains("was already re-driven")),
-                        answer.statusCode() + " " + answer.body());
-            }
-            assertEquals(1, statuses.stream().filter(s -> s == 200).count(), "one call re-drove it: " + statuses);
-        } finally {
-            pool.shutdownNow();
-        }
-        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ?", orderId));
-        OrderRecords.sendThenMarker(db, orderId, List.of()); // anything sent is on the topic before the marker
-        assertEquals(1, TopicReader.read(TestEnv.ORDERS_TOPIC, r -> r.value() != null && r.value().contains(eventId))
-                .size(), "one record sent");
-    }
-
     /** A body that is not UTF-8 is refused, not sent with U+FFFD in place of its bytes (a new-user trial). */
     @Test
     void theJmsEndpointRefusesABodyThatIsNotUtf8() throws Exception {
