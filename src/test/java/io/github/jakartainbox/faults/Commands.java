@@ -1,14 +1,11 @@
 package io.github.jakartainbox.faults;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Runs the fault suite's commands (pg_ctl, bin/kafka-broker, Liberty's bin/server) with their output in a log
@@ -47,18 +44,6 @@ final class Commands {
         int rc = run(command, directory, environment, log, timeout);
         if (rc != 0) {
             throw new IllegalStateException(String.join(" ", command) + " exited " + rc + "; see " + log);
-        }
-    }
-
-    /** Deletes a directory and everything in it; nothing happens when it does not exist. */
-    static void deleteTree(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(directory)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 }

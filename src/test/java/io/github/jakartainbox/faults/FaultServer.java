@@ -1,5 +1,6 @@
 package io.github.jakartainbox.faults;
 
+import io.github.jakartainbox.it.TestFiles;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -75,7 +76,7 @@ final class FaultServer {
             throw new IllegalStateException("No packaged server at " + template + ": run mvn verify (the "
                     + "pre-integration-test phase creates it)");
         }
-        Commands.deleteTree(dir);
+        TestFiles.deleteTree(dir);
         try (Stream<Path> files = Files.walk(template)) {
             for (Path source : files.toList()) {
                 Path relative = template.relativize(source);

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.faults;
 
+import io.github.jakartainbox.it.TestFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,7 +47,7 @@ final class PrivateKafka {
     /** Stops a broker a crashed earlier run left, empties the data directory and starts the broker. */
     void start() throws IOException, InterruptedException {
         script("stop");
-        Commands.deleteTree(home.resolve("data"));
+        TestFiles.deleteTree(home.resolve("data"));
         up();
     }
 

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.faults;
 
+import io.github.jakartainbox.it.TestFiles;
 import io.github.jakartainbox.it.Db;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -41,7 +42,7 @@ final class PrivatePostgres {
             throw new IllegalStateException("Port " + PORT + " is taken by another process; the fault suite needs "
                     + "it for its own PostgreSQL");
         }
-        Commands.deleteTree(home);
+        TestFiles.deleteTree(home);
         Files.createDirectories(home);
         if (root) {
             Commands.check(List.of("chown", "postgres:", home.toString()), home, Map.of(), Path.of("/dev/null"),

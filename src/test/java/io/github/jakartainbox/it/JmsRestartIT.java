@@ -54,14 +54,7 @@ class JmsRestartIT {
     @AfterEach
     void stopServer() throws Exception {
         server("stop");
-        Path store = WLP.resolve("usr/servers/" + SERVER + "/messaging");
-        if (Files.exists(store)) {
-            try (var files = Files.walk(store)) {
-                for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
-                }
-            }
-        }
+        TestFiles.deleteTree(WLP.resolve("usr/servers/" + SERVER + "/messaging"));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.xa;
 
+import io.github.jakartainbox.it.TestFiles;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -12,10 +13,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * The XA tests' own PostgreSQL cluster, made fresh by {@code initdb} on 127.0.0.1:{@code port} (trust
@@ -66,7 +65,7 @@ public final class XaPostgres {
             throw new IllegalStateException("Port " + port + " is taken by another process; the XA tests need it for "
                     + "their own PostgreSQL (-Dxa.pg.port=... chooses another)");
         }
-        deleteTree(home);
+        TestFiles.deleteTree(home);
         Files.createDirectories(home);
         if (root) {
             check(List.of("chown", "postgres:", home.toString()));
@@ -158,17 +157,6 @@ public final class XaPostgres {
             return true;
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    private static void deleteTree(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(directory)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 

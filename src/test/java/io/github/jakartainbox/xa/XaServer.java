@@ -1,5 +1,6 @@
 package io.github.jakartainbox.xa;
 
+import io.github.jakartainbox.it.TestFiles;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -65,7 +66,7 @@ public final class XaServer {
         this.environment.put("HTTP_PORT", String.valueOf(httpPort));
         this.dir = wlp.resolve("usr/servers/" + name);
         kill();
-        deleteTree(dir);
+        TestFiles.deleteTree(dir);
         Files.createDirectories(dir.resolve("dropins"));
         Files.copy(Path.of("src/test/xa/server.xml"), dir.resolve("server.xml"), StandardCopyOption.REPLACE_EXISTING);
         Files.writeString(dir.resolve("jvm.options"), "-Xms128m\n-Xmx512m\n");
@@ -209,16 +210,5 @@ public final class XaServer {
             throw new IllegalStateException("server " + action + " " + name + " did not finish in 3 minutes");
         }
         return process.exitValue();
-    }
-
-    private static void deleteTree(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(directory)) {
-            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }
