@@ -1,6 +1,7 @@
 package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.StrictJson;
+import io.github.jakartainbox.inbox.Utf8;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -16,10 +17,6 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -27,7 +24,8 @@ import java.util.Map;
  * {@code POST /billing/api/jms/orders} (role {@code billing-operator}): sends the request body, an
  * {@code orders.confirmed} event as JSON, to the JMS queue {@code orders.confirmed} as it is, for consumer
  * {@code billing-jms}. The body is not checked here (bad input is the consumer's to dead-letter), except that it
- * must be UTF-8 text (400 otherwise); its top-level {@code event_id}, when it is a string, is also set as JMS property {@code event_id}.
+ * must be UTF-8 text (400 otherwise); its top-level {@code event_id}, when it is a string, is also set as JMS
+ * property {@code event_id}.
  * Answers 202 with {@code {"queue", "messageId", "eventId"}}, or 503 when the messaging engine refuses the send.
  */
 @Path("/jms/orders")
@@ -51,14 +49,11 @@ public class JmsOrderResource {
     @Consumes({MediaType.APPLICATION_JSON, MediaType.TEXT_PLAIN})
     @Produces(MediaType.APPLICATION_JSON)
     public Response send(byte[] body) {
-        String json;
-        try {
-            json = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body == null ? new byte[0] : body)).toString();
-        } catch (CharacterCodingException e) {
+        String json = Utf8.decode(body == null ? new byte[0] : body);
+        if (json == null) {
             throw new WebApplicationException(Response.status(Response.Status.BAD_REQUEST)
-                    .entity(Map.of("error", "the body is not UTF-8 text (" + e + "); a JMS TextMessage carries text "
-                            + "only, so it cannot be sent as it is. Send the event as UTF-8 JSON"))
+                    .entity(Map.of("error", "the body is not UTF-8 text; a JMS TextMessage carries text only, so it "
+                            + "cannot be sent as it is. Send the event as UTF-8 JSON"))
                     .type(MediaType.APPLICATION_JSON).build());
         }
         String eventId = eventId(json);

@@ -54,10 +54,6 @@ public final class StrictJson {
      *                       {@code is nested deeper than 64 levels}
      */
     public static JsonObject readObject(String text) {
-        if (text.startsWith("\uFEFF")) {
-            throw new JsonException("is not valid JSON: it starts with a byte order mark (U+FEFF), which JSON text "
-                    + "must not (RFC 8259 section 8.1); remove it");
-        }
         try (JsonParser parser = JSON.createParser(new StringReader(text))) {
             if (!parser.hasNext()) {
                 throw new Refused("is not valid JSON: it is empty");
@@ -81,15 +77,16 @@ public final class StrictJson {
         }
     }
 
-    private static final Pattern UNEXPECTED_CHAR = Pattern.compile("Unexpected char (-?[\\d.,\\s\\u00a0\\u202f']+) at \\([^)]*\\)(.*)",
-            Pattern.DOTALL);
+    private static final Pattern UNEXPECTED_CHAR = Pattern.compile(
+            "Unexpected char (-?[\\d.,\\s\\u00a0\\u202f']+) at \\([^)]*\\)(.*)", Pattern.DOTALL);
     private static final Pattern INVALID_TOKEN = Pattern.compile("Invalid token=(\\w+) at \\([^)]*\\)\\.? ?(.*)",
             Pattern.DOTALL);
 
     /**
      * Rewords Parsson's parse errors, whose character code is formatted in the server's locale ("Unexpected char
      * 65,279") and whose location is wrong at the end of the text: the character as U+XXXX, the line and column,
-     * "ends before ..." for a text cut short. Another implementation's message is kept as it is.
+     * "ends before ..." for a text cut short, what RFC 8259 says of a leading byte order mark. Another
+     * implementation's message is kept as it is.
      */
     static String described(JsonParsingException e) {
         String message = e.getMessage() == null ? "" : e.getMessage();
@@ -100,6 +97,10 @@ public final class StrictJson {
             int code = Integer.parseInt(unexpected.group(1).replaceAll("[^-0-9]", ""));
             if (code < 0) {
                 return "the text ends before the JSON object is complete";
+            }
+            if (code == 0xFEFF && at != null && at.getStreamOffset() == 0) {
+                return "it starts with a byte order mark (U+FEFF), which JSON text must not (RFC 8259 section 8.1); "
+                        + "remove it";
             }
             String printable = code >= 0x20 && code < 0x7f ? " ('" + (char) code + "')" : "";
             return String.format("unexpected character U+%04X%s%s%s", code, printable, where, unexpected.group(2));
