@@ -23,8 +23,8 @@ class MessagePatternsTest {
 
     private static final Pattern PLACE = Pattern.compile("\\{(\\d+)(,[^}]*)?}");
 
-    @Test
-    void everyPlaceholderIsFilledAndEveryApostropheKept() throws Exception {
+    /** @return every message of every catalogue: id, pattern */
+    private static Map<String, String> catalogue() throws Exception {
         Map<String, String> patterns = new LinkedHashMap<>();
         for (String type : List.of("io.github.jakartainbox.inbox.InboxMessage",
                 "io.github.jakartainbox.outbox.OutboxMessage", "io.github.jakartainbox.billing.BillingMessage")) {
@@ -38,6 +38,12 @@ class MessagePatternsTest {
         patterns.putAll(map("io.github.jakartainbox.inbox.health.Messages", "TEXTS"));
         patterns.putAll(map("io.github.jakartainbox.inbox.retention.RetentionCheck", "MESSAGES"));
         assertTrue(patterns.size() > 100, "the catalogues were read: " + patterns.size());
+        return patterns;
+    }
+
+    @Test
+    void everyPlaceholderIsFilledAndEveryApostropheKept() throws Exception {
+        Map<String, String> patterns = catalogue();
 
         List<String> broken = new ArrayList<>();
         patterns.forEach((id, pattern) -> {
@@ -72,21 +78,9 @@ class MessagePatternsTest {
     @Test
     void eachMessageNumberIsUsedOnce() throws Exception {
         Map<String, List<String>> byNumber = new LinkedHashMap<>();
-        for (String type : List.of("io.github.jakartainbox.inbox.InboxMessage",
-                "io.github.jakartainbox.outbox.OutboxMessage", "io.github.jakartainbox.billing.BillingMessage")) {
-            for (Object message : Class.forName(type).getEnumConstants()) {
-                String id = ((Enum<?>) message).name();
-                byNumber.computeIfAbsent(id.substring(0, id.length() - 1), k -> new ArrayList<>()).add(id);
-            }
+        for (String id : catalogue().keySet()) {
+            byNumber.computeIfAbsent(id.substring(0, id.length() - 1), k -> new ArrayList<>()).add(id);
         }
-        for (String field : List.of("io.github.jakartainbox.inbox.health.Messages TEXTS",
-                "io.github.jakartainbox.inbox.retention.RetentionCheck MESSAGES")) {
-            String[] f = field.split(" ");
-            for (String id : map(f[0], f[1]).keySet()) {
-                byNumber.computeIfAbsent(id.substring(0, id.length() - 1), k -> new ArrayList<>()).add(id);
-            }
-        }
-        assertTrue(byNumber.size() > 100, "the catalogues were read: " + byNumber.size());
         List<List<String>> shared = byNumber.values().stream().filter(ids -> ids.size() > 1).toList();
         assertEquals(List.of(), shared, "message numbers used by more than one message");
     }
