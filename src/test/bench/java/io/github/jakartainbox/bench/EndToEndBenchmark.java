@@ -54,6 +54,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  *
  * <pre>
  * bin/benchmark e2e [--events 10000] [--rounds 3] [--latency-events 500] [--rate 50] [--high-rate 400] [--no-doc]
+ * bin/benchmark e2e --grouped-only [--events 20000] [--rounds 12]
  * </pre>
  */
 public final class EndToEndBenchmark {
@@ -92,6 +93,7 @@ public final class EndToEndBenchmark {
         int highRate = 400;
         boolean doc = true;
         boolean batchProbe = false;
+        boolean groupedOnly = false;
         String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -103,14 +105,26 @@ public final class EndToEndBenchmark {
                 case "--bootstrap" -> bootstrap = args[++i];
                 case "--no-doc" -> doc = false;
                 case "--batch-probe" -> batchProbe = true;
+                case "--grouped-only" -> groupedOnly = true;
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --events N "
-                        + "--rounds N --latency-events N --rate N --high-rate N --bootstrap host:port --no-doc");
+                        + "--rounds N --latency-events N --rate N --high-rate N --bootstrap host:port --no-doc "
+                        + "--grouped-only");
             }
         }
         EndToEndBenchmark bench = new EndToEndBenchmark(bootstrap);
         if (batchProbe) {
             try {
                 bench.batchProbe();
+            } finally {
+                server("stop");
+                bench.producer.close();
+                bench.admin.close();
+            }
+            return;
+        }
+        if (groupedOnly) {
+            try {
+                System.out.println(bench.groupedOnly(events, rounds));
             } finally {
                 server("stop");
                 bench.producer.close();
@@ -160,6 +174,53 @@ public final class EndToEndBenchmark {
         }
         System.out.println("committed offset of the batch channel's group: " + admin.listConsumerGroupOffsets(batch.group())
                 .partitionsToOffsetAndMetadata().get());
+    }
+
+    /**
+     * The inbox's own cost in steady state (printed, not written to the docs): grouped ≤ 100 with and without the
+     * inbox only, alternating for many rounds (the server's rates still rise for a few minutes after its start, for
+     * both variants, so the full run's three rounds catch part of that rise), no latency runs, then the two pgbench
+     * lines of a group as the service sends it. Also the run to profile with {@code BENCH_JVM_OPTIONS}.
+     *
+     * @return the rates of each round, their medians and the two ratios
+     */
+    private String groupedOnly(int events, int rounds) throws Exception {
+        Variant g100 = new Variant("grouped ≤ 100, @Idempotent", run + ".g100", run + "-g100");
+        Variant g100plain = new Variant("grouped ≤ 100, inbox off", run + ".g100p", run + "-g100p");
+        Variant g10 = new Variant("unused", run + ".g10", run + "-g10");
+        Variant g100pm = new Variant("unused", run + ".g100pm", run + "-g100pm");
+        Variant perMessage = new Variant("unused", run + ".inbox", run + "-inbox");
+        Variant plain = new Variant("unused", run + ".plain", run + "-plain");
+        String idle = run + ".idle";
+        List<NewTopic> topics = new ArrayList<>();
+        for (Variant v : List.of(g100, g100plain, g10, g100pm, perMessage, plain)) {
+            topics.add(new NewTopic(v.topic(), 1, (short) 1));
+        }
+        topics.add(new NewTopic(idle, 1, (short) 1));
+        admin.createTopics(topics).all().get();
+        recreateDatabase();
+        writeServer(perMessage, plain, idle, null, null, g10, g100, g100plain, g100pm);
+        server("start");
+        awaitReady();
+        List<Variant> variants = List.of(g100, g100plain);
+        for (Variant v : variants) {
+            drain(v, SampleEvents.events(run + "-warm-" + v.group(), events));
+        }
+        Map<String, List<Double>> rates = new LinkedHashMap<>();
+        for (int r = 1; r <= rounds; r++) {
+            List<Variant> order = r % 2 == 0 ? List.of(g100plain, g100) : variants;
+            for (Variant v : order) {
+                rates.computeIfAbsent(v.label(), k -> new ArrayList<>())
+                        .add(drain(v, SampleEvents.events(run + "-r" + r + "-" + v.group(), events)));
+            }
+            System.out.printf("round %d of %d: %s%n", r, rounds, rates);
+        }
+        double[] ceiling = pgbenchCeiling(3);
+        double with = Spread.of(rates.get(g100.label())).median();
+        double without = Spread.of(rates.get(g100plain.label())).median();
+        return String.format("%s%ngrouped ≤ 100 with ÷ without the inbox: %.2f (%,.0f ÷ %,.0f a second); "
+                        + "PostgreSQL's own, a group as the service sends it: %.2f (1 client), %.2f (4 clients)",
+                rates, with / without, with, without, ceiling[6] / ceiling[8], ceiling[7] / ceiling[9]);
     }
 
     private String run(int events, int rounds, int latencyEvents, int rate, int highRate) throws Exception {
@@ -216,7 +277,7 @@ public final class EndToEndBenchmark {
             low.put(v.label(), latency(v, latencyEvents, rate, "low"));
             high.put(v.label(), latency(v, latencyEvents, highRate, "high"));
         }
-        double[] ceiling = pgbenchCeiling();
+        double[] ceiling = pgbenchCeiling(0);
         String loadAfter = Load.averages();
         long invoices = count("SELECT count(*) FROM invoice");
         long expected = (long) events * (rounds * variants.size() + variants.size()) + latencyEvents * 2L * variants.size();
@@ -229,47 +290,54 @@ public final class EndToEndBenchmark {
      * an invoice INSERT (what a group of 100 does, without Java, Liberty or Kafka), with 1 client and with 4; then
      * the same with the handler's third statement, its outbox row ({@code invoices.issued}), per event too. The
      * outbox rows are written pending, as the handler's are, under the relay's lease held by pgbench so that the
-     * server's relay does not send them; they are deleted and the lease released afterwards.
+     * server's relay does not send them; they are deleted and the lease released afterwards. Then the handler's SQL
+     * without the claim (invoice + outbox row). Each of these sends every statement on its own, a round trip each.
      *
-     * Last, the handler's SQL without the claim (invoice + outbox row): what PostgreSQL itself does with and
-     * without the inbox row, the bound of the Kafka variants' "with ÷ without the inbox".
+     * <p>Last, the same rows as the service sends them ({@link #groupScript}): the group's claim as one multi-row
+     * INSERT, its invoices and its outbox rows each as one pipeline of 100 INSERTs (pgbench's
+     * {@code \startpipeline}, which sends statements without waiting for each answer, as a JDBC batch does), with and
+     * without the claim: PostgreSQL's own "with ÷ without the inbox" for this handler, the bound of the Kafka
+     * variants' ratio. The per-statement pair above overstates the claim's share: one statement in three there, one
+     * in 201 here.
      *
-     * @return events per second: claim + invoice with 1 client and with 4, then claim + invoice + outbox row with
-     *         1 client and with 4, then invoice + outbox row with 1 client and with 4; NaN when pgbench is missing
+     * @param fromStep the first pair to run (0: all; 3: the two of a group as the service sends it)
+     * @return events per second, each pair with 1 client and with 4: claim + invoice; claim + invoice + outbox row;
+     *         invoice + outbox row; then as sent by the service: claim + invoices + outbox rows; invoices + outbox
+     *         rows. NaN when pgbench is missing, or for the pairs before {@code fromStep}
      */
-    private double[] pgbenchCeiling() throws Exception {
+    private double[] pgbenchCeiling(int fromStep) throws Exception {
+        double[] ceiling = new double[10];
+        java.util.Arrays.fill(ceiling, Double.NaN);
         if (!Pgbench.available()) {
-            return new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN};
+            return ceiling;
         }
-        double[] ceiling = new double[6];
-        for (int step = 0; step < 3; step++) {
-            boolean withClaim = step < 2;
-            boolean withOutbox = step > 0;
-            StringBuilder script = new StringBuilder("\\set base random(1, 2000000000)\nBEGIN;\n");
-            for (int i = 0; i < 100; i++) {
-                if (withClaim) {
-                    script.append("INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) VALUES ")
-                            .append("('pgbench', (:base)::text || '-").append(i)
-                            .append("', NULL, now()) ON CONFLICT DO NOTHING;\n");
+        for (int step = fromStep; step < 5; step++) {
+            String script;
+            if (step < 3) {
+                boolean withClaim = step < 2;
+                boolean withOutbox = step > 0;
+                StringBuilder b = new StringBuilder("\\set base random(1, 2000000000)\nBEGIN;\n");
+                for (int i = 0; i < 100; i++) {
+                    if (withClaim) {
+                        b.append("INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) VALUES ")
+                                .append("('pgbench', (:base)::text || '-").append(i)
+                                .append("', NULL, now()) ON CONFLICT DO NOTHING;\n");
+                    }
+                    b.append(INVOICE_SQL.replace("{i}", Integer.toString(i)));
+                    if (withOutbox) {
+                        b.append(OUTBOX_SQL);
+                    }
                 }
-                script.append("INSERT INTO invoice (order_id, event_id, customer_email, amount, currency, created_at) ")
-                        .append("VALUES ('pgbench', (:base)::text || '-").append(i)
-                        .append("', 'pgbench@example.com', 1.00, 'EUR', now());\n");
-                if (withOutbox) {
-                    script.append("INSERT INTO outbox (event_id, topic, record_key, payload, headers) VALUES ")
-                            .append("(gen_random_uuid(), 'pgbench.ceiling', 'pgbench', '{\"event_id\":\"")
-                            .append("0190a0b1-7c2d-7e3f-8a4b-5c6d7e8f9a0b\",\"invoice_id\":123456,\"order_id\":")
-                            .append("\"pgbench\",\"customer_email\":\"pgbench@example.com\",\"amount\":\"1.00\",")
-                            .append("\"currency\":\"EUR\"}', '{}'::jsonb);\n");
-                }
+                script = b.append("COMMIT;\n").toString();
+            } else {
+                script = groupScript(step == 3);
             }
-            script.append("COMMIT;\n");
             try (Connection c = source(DB).getConnection(); Statement st = c.createStatement()) {
                 st.execute("UPDATE outbox_relay_state SET owner = 'pgbench', leased_until = now() + interval '1 hour' "
                         + "WHERE id = 'outbox'");
             }
             try {
-                Pgbench pgbench = new Pgbench(DB, "e2e-group-" + step, script.toString());
+                Pgbench pgbench = new Pgbench(DB, "e2e-group-" + step, script);
                 ceiling[step * 2] = pgbench.run(1, 10) * 100;
                 ceiling[step * 2 + 1] = pgbench.run(4, 10) * 100;
             } finally {
@@ -283,6 +351,43 @@ public final class EndToEndBenchmark {
             }
         }
         return ceiling;
+    }
+
+    /** One invoice INSERT of the pgbench scripts; {@code {i}} is the event's index in the transaction. */
+    private static final String INVOICE_SQL = "INSERT INTO invoice (order_id, event_id, customer_email, amount, "
+            + "currency, created_at) VALUES ('pgbench', (:base)::text || '-{i}', 'pgbench@example.com', 1.00, 'EUR', "
+            + "now());\n";
+    /** One outbox row INSERT of the pgbench scripts, the size of the handler's {@code invoices.issued} row. */
+    private static final String OUTBOX_SQL = "INSERT INTO outbox (event_id, topic, record_key, payload, headers) "
+            + "VALUES (gen_random_uuid(), 'pgbench.ceiling', 'pgbench', '{\"event_id\":\""
+            + "0190a0b1-7c2d-7e3f-8a4b-5c6d7e8f9a0b\",\"invoice_id\":123456,\"order_id\":\"pgbench\","
+            + "\"customer_email\":\"pgbench@example.com\",\"amount\":\"1.00\",\"currency\":\"EUR\"}', "
+            + "'{}'::jsonb);\n";
+
+    /**
+     * A group of 100 events as the service sends it to PostgreSQL: the claim as one multi-row INSERT in event-id
+     * order with a 32-byte fingerprint per row (the form of {@code InboxClaim.claimAll}; the ids are made by the
+     * statement itself, where the library binds them as an array), then the invoices as one pipeline (EclipseLink's
+     * JDBC batch), then the outbox rows as one pipeline (the outbox's batch before the commit), then the commit.
+     *
+     * @param withClaim whether the transaction claims its events in the inbox
+     * @return the pgbench script
+     */
+    private static String groupScript(boolean withClaim) {
+        StringBuilder b = new StringBuilder("\\set base random(1, 2000000000)\nBEGIN;\n");
+        if (withClaim) {
+            b.append("INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) SELECT 'pgbench', e, ")
+                    .append("sha256(e::bytea), now() FROM (SELECT (:base)::text || '-' || g AS e ")
+                    .append("FROM generate_series(0, 99) AS g) AS t ORDER BY e ")
+                    .append("ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id;\n");
+        }
+        b.append("\\startpipeline\n");
+        for (int i = 0; i < 100; i++) {
+            b.append(INVOICE_SQL.replace("{i}", Integer.toString(i)));
+        }
+        b.append("\\endpipeline\n\\startpipeline\n");
+        b.append(OUTBOX_SQL.repeat(100));
+        return b.append("\\endpipeline\nCOMMIT;\n").toString();
     }
 
     private String table(int events, int rounds, int latencyEvents, int rate, int highRate,
@@ -313,6 +418,11 @@ public final class EndToEndBenchmark {
                 + "handler's SQL, 1 client / 4 clients | %,.0f / %,.0f events/s | – | – |%n", ceiling[2], ceiling[3]));
         out.append(String.format("| pgbench, 100 × (invoice + outbox row INSERT) per transaction, the handler's SQL "
                 + "without the claim, 1 client / 4 clients | %,.0f / %,.0f events/s | – | – |%n", ceiling[4], ceiling[5]));
+        out.append(String.format("| pgbench, a group of 100 as the service sends it: the claim as one multi-row INSERT, "
+                + "100 invoice and 100 outbox row INSERTs as two pipelines, 1 client / 4 clients | %,.0f / %,.0f "
+                + "events/s | – | – |%n", ceiling[6], ceiling[7]));
+        out.append(String.format("| pgbench, the same without the claim, 1 client / 4 clients | %,.0f / %,.0f "
+                + "events/s | – | – |%n", ceiling[8], ceiling[9]));
         double perMsg = Spread.of(rates.get(perMessage.label())).median();
         double grouped = Spread.of(rates.get(g100.label())).median();
         double groupedOff = Spread.of(rates.get(g100plain.label())).median();
@@ -322,11 +432,15 @@ public final class EndToEndBenchmark {
                         + "**%.2f** (target ≥ 5); grouped with ÷ without the inbox **%.2f** (target ≥ 0.95); grouped ÷ "
                         + "pgbench ceiling (4 clients) **%.2f** (target ≥ 0.35; ÷ 1 client %.2f), ÷ the ceiling of the "
                         + "handler's SQL with its outbox row (4 clients) **%.2f** (÷ 1 client %.2f); pgbench's own with ÷ "
-                        + "without the claim, the handler's SQL: %.2f (1 client), %.2f (4 clients); replay ÷ first "
+                        + "without the claim, the handler's SQL one statement at a time: %.2f (1 client), %.2f (4 "
+                        + "clients), as the service sends it: **%.2f** (1 client), **%.2f** (4 clients); grouped ÷ the "
+                        + "ceiling of the service's own SQL (a group as it sends it, 4 clients) **%.2f** (÷ 1 client "
+                        + "%.2f); replay ÷ first "
                         + "delivery, grouped **%.2f**; p50 latency at %d/s grouped ≤ 100 ÷ per-message %.2f; grouped ≤ 100 with "
                         + "the multi-row claim ÷ with one claim INSERT per event **%.2f**.%n",
                 grouped / perMsg, grouped / groupedOff, grouped / ceiling[1], grouped / ceiling[0],
                 grouped / ceiling[3], grouped / ceiling[2], ceiling[2] / ceiling[4], ceiling[3] / ceiling[5],
+                ceiling[6] / ceiling[8], ceiling[7] / ceiling[9], grouped / ceiling[7], grouped / ceiling[6],
                 replay / grouped,
                 rate, low.get(g100.label())[0] / low.get(perMessage.label())[0], grouped / groupedPerEventClaim));
         out.append(String.format("%nCheck: %,d invoices in the database for %,d first deliveries (replays made none: %s).%n",
