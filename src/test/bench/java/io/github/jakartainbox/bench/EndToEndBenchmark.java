@@ -191,17 +191,8 @@ public final class EndToEndBenchmark {
         Variant g100pm = new Variant("unused", run + ".g100pm", run + "-g100pm");
         Variant perMessage = new Variant("unused", run + ".inbox", run + "-inbox");
         Variant plain = new Variant("unused", run + ".plain", run + "-plain");
-        String idle = run + ".idle";
-        List<NewTopic> topics = new ArrayList<>();
-        for (Variant v : List.of(g100, g100plain, g10, g100pm, perMessage, plain)) {
-            topics.add(new NewTopic(v.topic(), 1, (short) 1));
-        }
-        topics.add(new NewTopic(idle, 1, (short) 1));
-        admin.createTopics(topics).all().get();
-        recreateDatabase();
-        writeServer(perMessage, plain, idle, null, null, g10, g100, g100plain, g100pm);
-        server("start");
-        awaitReady();
+        start(List.of(g100, g100plain, g10, g100pm, perMessage, plain), perMessage, plain, g10, g100, g100plain,
+                g100pm);
         List<Variant> variants = List.of(g100, g100plain);
         for (Variant v : variants) {
             drain(v, SampleEvents.events(run + "-warm-" + v.group(), events));
@@ -223,6 +214,23 @@ public final class EndToEndBenchmark {
                 rates, with / without, with, without, ceiling[6] / ceiling[8], ceiling[7] / ceiling[9]);
     }
 
+    /**
+     * Makes a topic of one partition per variant and the idle one, the database afresh, and the server with the
+     * per-message and grouped channels, and starts it.
+     */
+    private void start(List<Variant> variants, Variant perMessage, Variant plain, Variant g10, Variant g100,
+                       Variant g100plain, Variant g100pm) throws Exception {
+        String idle = run + ".idle";
+        List<NewTopic> topics = new ArrayList<>();
+        variants.forEach(v -> topics.add(new NewTopic(v.topic(), 1, (short) 1)));
+        topics.add(new NewTopic(idle, 1, (short) 1));
+        admin.createTopics(topics).all().get();
+        recreateDatabase();
+        writeServer(perMessage, plain, idle, null, null, g10, g100, g100plain, g100pm);
+        server("start");
+        awaitReady();
+    }
+
     private String run(int events, int rounds, int latencyEvents, int rate, int highRate) throws Exception {
         String loadBefore = Load.averages();
         Variant perMessage = new Variant("per-message (liberty-kafka), @Idempotent", run + ".inbox", run + "-inbox");
@@ -235,15 +243,7 @@ public final class EndToEndBenchmark {
         Variant g100pm = new Variant("grouped ≤ 100 (inbox-kafka), @Idempotent, one claim INSERT per event "
                 + "(group.claim=per-message)", run + ".g100pm", run + "-g100pm");
         List<Variant> variants = List.of(perMessage, plain, g10, g100, g100pm, g100plain);
-        String idle = run + ".idle";
-        List<NewTopic> topics = new ArrayList<>();
-        variants.forEach(v -> topics.add(new NewTopic(v.topic(), 1, (short) 1)));
-        topics.add(new NewTopic(idle, 1, (short) 1));
-        admin.createTopics(topics).all().get();
-        recreateDatabase();
-        writeServer(perMessage, plain, idle, null, null, g10, g100, g100plain, g100pm);
-        server("start");
-        awaitReady();
+        start(variants, perMessage, plain, g10, g100, g100plain, g100pm);
 
         System.out.printf("warm-up: %d events to each variant, and a replay%n", events);
         List<Event> warm = SampleEvents.events(run + "-warm-g100", events);
