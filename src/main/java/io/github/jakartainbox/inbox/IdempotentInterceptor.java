@@ -194,7 +194,7 @@ public class IdempotentInterceptor {
         byte[] fingerprint = consumer.fingerprint(delivery); // once per delivery, not per attempt
         while (true) {
             try {
-                Outcome outcome = transactions.inNewTransaction(
+                Outcome outcome = transactions.inOwnTransaction(
                         () -> attempt(context, consumer, delivery, eventId, fingerprint, month));
                 if (outcome.claim() != InboxClaim.Result.NEW) {
                     skipped(consumer, eventId, delivery, outcome.claim());
@@ -326,7 +326,7 @@ public class IdempotentInterceptor {
         for (int failures = 1; ; failures++) {
             boolean withPayload = full;
             try {
-                transactions.inNewTransaction(() -> {
+                transactions.inOwnTransaction(() -> {
                     deadLetters.record(consumer.name(), eventId, delivery, error, attempts, withPayload);
                     return null;
                 });

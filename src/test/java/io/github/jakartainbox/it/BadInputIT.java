@@ -171,6 +171,12 @@ class BadInputIT {
         }
         assertTrue(log.contains("INBOX0204E: Consumer billing: the event id of a delivery is unusable"),
                 "a log line for the record without a usable event id");
+        // a refusal the inbox handles (dead-lettered above) is not an FFDC incident: it used to leave the attempt's
+        // @Transactional method and be recorded by Liberty (UOWManagerImpl.runUnderCurrentUOW), one FFDC1015I line and
+        // file for the first such refusal, currency 'XYZ' among them (a CI run of 2026-12-02)
+        List<String> incidents = log.lines().filter(line -> line.contains("FFDC1015I")
+                && line.contains("runUnderCurrentUOW") && line.contains("UnprocessableEventException")).toList();
+        assertEquals(List.of(), incidents, "no FFDC incident for a refusal the inbox dead-lettered");
     }
 
     @Test
