@@ -64,6 +64,9 @@ class InboxTransactions {
             return inNewTransaction(work);
         }
         try {
+            // the server's default timeout, as for a @Transactional method: the inbox-kafka poll thread set its
+            // group.timeout for its groups' transactions, and that setting stays with the thread (JTA 2.0, 3.2.1)
+            userTransaction.setTransactionTimeout(0);
             userTransaction.begin();
         } catch (NotSupportedException | SystemException | IllegalStateException e) {
             return inNewTransaction(work);

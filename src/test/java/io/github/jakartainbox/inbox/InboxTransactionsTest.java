@@ -76,6 +76,7 @@ class InboxTransactionsTest {
 
         @Override
         public void setTransactionTimeout(int seconds) {
+            calls.add("timeout " + seconds);
         }
 
         @Override
@@ -130,7 +131,8 @@ class InboxTransactionsTest {
             assertEquals(Status.STATUS_ACTIVE, jta.status, "the work runs inside the transaction");
             return "done";
         }));
-        assertEquals(List.of("begin", "commit"), jta.calls);
+        assertEquals(List.of("timeout 0", "begin", "commit"), jta.calls,
+                "the server's default timeout, not the one a group left on the thread");
         assertEquals(Status.STATUS_NO_TRANSACTION, jta.status);
         assertEquals(List.of(), newTransactions, "no @Transactional method on this path");
     }
@@ -142,7 +144,7 @@ class InboxTransactionsTest {
             throw refusal;
         }));
         assertSame(refusal, thrown, "the very exception, for the failure policy to classify");
-        assertEquals(List.of("begin", "rollback"), jta.calls);
+        assertEquals(List.of("timeout 0", "begin", "rollback"), jta.calls);
         assertEquals(Status.STATUS_NO_TRANSACTION, jta.status);
     }
 
@@ -151,7 +153,7 @@ class InboxTransactionsTest {
         jta.commitFailure = new SystemException("the resource did not answer");
         jta.commitLeavesTransaction = true;
         assertThrows(SystemException.class, () -> transactions.inOwnTransaction(() -> "done"));
-        assertEquals(List.of("begin", "commit", "rollback"), jta.calls);
+        assertEquals(List.of("timeout 0", "begin", "commit", "rollback"), jta.calls);
         assertEquals(Status.STATUS_NO_TRANSACTION, jta.status, "the next attempt can begin again");
     }
 
@@ -161,7 +163,8 @@ class InboxTransactionsTest {
         jta.commitFailure = refused;
         Exception thrown = assertThrows(RollbackException.class, () -> transactions.inOwnTransaction(() -> "done"));
         assertSame(refused, thrown);
-        assertEquals(List.of("begin", "commit"), jta.calls, "a commit that ended the transaction needs no rollback");
+        assertEquals(List.of("timeout 0", "begin", "commit"), jta.calls,
+                "a commit that ended the transaction needs no rollback");
     }
 
     @Test
