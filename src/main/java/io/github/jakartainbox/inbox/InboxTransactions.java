@@ -65,7 +65,8 @@ class InboxTransactions {
         }
         try {
             // the server's default timeout, as for a @Transactional method: the inbox-kafka poll thread set its
-            // group.timeout for its groups' transactions, and that setting stays with the thread (JTA 2.0, 3.2.1)
+            // group.timeout for its groups' transactions, and the setting stays with the thread for every later
+            // begin (UserTransaction.setTransactionTimeout's Javadoc; 0 restores the default)
             userTransaction.setTransactionTimeout(0);
             userTransaction.begin();
         } catch (NotSupportedException | SystemException | IllegalStateException e) {
