@@ -36,6 +36,7 @@ enum BillingMessage {
     BILLING0201I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) re-driven by {3}."),
     BILLING0202I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) discarded by {3}."),
     BILLING0203W(Level.WARNING, "Re-drive of dead letter {0} failed: the broker did not acknowledge ({1}); the row stays open. Try again once the broker is back."),
+    BILLING0217W(Level.WARNING, "Re-drive of dead letter {0} through the outbox failed: its transaction did not commit ({1}); nothing is sent and the row stays open. Try again once the database answers."),
     BILLING0204E(Level.SEVERE, "Variable {0} is not set, so user {1} cannot use the REST API. Set environment variable {2}, or a file {0} in the server''s variables directory."),
     BILLING0205E(Level.SEVERE, "The billing tables are not migrated yet (the application is still starting, or the database gave no connection); the attempt is retried."),
     BILLING0207W(Level.WARNING, "order-status: skipped an orders.confirmed record that breaks the contract (no dead letter: this consumer keeps no inbox): {0}"),

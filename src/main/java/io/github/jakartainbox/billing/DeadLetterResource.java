@@ -3,9 +3,14 @@ package io.github.jakartainbox.billing;
 import io.github.jakartainbox.inbox.InboxDeadLetters;
 import io.github.jakartainbox.inbox.InboxDeadLetters.DeadLetter;
 import io.github.jakartainbox.inbox.Printable;
+import io.github.jakartainbox.inbox.Utf8;
+import io.github.jakartainbox.outbox.Outbox;
+import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.transaction.Status;
+import jakarta.transaction.UserTransaction;
 import jakarta.ws.rs.ClientErrorException;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
@@ -41,7 +46,8 @@ import org.eclipse.microprofile.reactive.messaging.Emitter;
  *       the row re-driven (role {@code billing-operator}). Every consumer group of the topic receives it again;
  *       the inbox lets each consumer process the event at most once. A dead letter of the JMS consumer
  *       {@code billing-jms} goes to its JMS queue {@code orders.confirmed} instead (a text message, with the event id
- *       also as property {@code event_id});</li>
+ *       also as property {@code event_id}; one of the mailer goes to {@code invoices.issued} through the outbox, in
+ *       the transaction that marks the row);</li>
  *   <li>{@code DELETE /{id}}: discard it, keeping the row for the record (role {@code billing-operator}).</li>
  * </ul>
  */
@@ -58,6 +64,14 @@ public class DeadLetterResource {
 
     /** The consumer fed by the JMS queue orders.confirmed: its dead letters are re-driven to that queue. */
     private static final String JMS_CONSUMER = ServiceConsumers.inboxNames(List.of(ServiceConsumers.JMS)).get(0);
+    /** The consumer of invoices.issued: its dead letters are re-driven to that topic through the outbox. */
+    private static final String MAILER = ServiceConsumers.inboxNames(List.of(ServiceConsumers.MAILER)).get(0);
+
+    @Inject
+    Outbox outbox;
+
+    @Resource
+    UserTransaction transaction;
 
     @Inject
     JmsOrders jmsOrders;
@@ -112,19 +126,22 @@ public class DeadLetterResource {
 
     /**
      * @param id the dead letter's id
-     * @return 200 with the row after the broker acknowledged the send; 404 when there is no such row, 409 when
+     * @return 200 with the row after the broker acknowledged the send (a mailer's dead letter: after the commit that
+     *         recorded it in the outbox and marked the row); 404 when there is no such row, 409 when
      *         it is not open, has no usable event id or no stored payload, belongs to another service's consumer,
      *         was processed by its consumer already (a re-drive would be skipped as a duplicate), would make another
      *         consumer of the topic process an event whose dead letter was discarded there, or changed while
      *         it was sent (it failed again, or someone resolved it); 503 when the broker did not
-     *         acknowledge the send within 30 s (the row stays open: try again)
+     *         acknowledge the send within 30 s, or a mailer's re-drive could not commit (the row stays open: try
+     *         again)
      * @throws SQLException when the database cannot be read or written (500)
      */
     @POST
     @Path("/{id}/redrive")
     public DeadLetter redrive(@PathParam("id") long id) throws SQLException {
         DeadLetter letter = open(id);
-        if (!CONSUMERS.contains(letter.consumer())) {
+        boolean mailer = letter.consumer().equals(MAILER);
+        if (!mailer && !CONSUMERS.contains(letter.consumer())) {
             throw conflict("dead letter " + id + " belongs to consumer " + letter.consumer()
                     + ", which this service does not run; re-drive it from that service");
         }
@@ -147,11 +164,16 @@ public class DeadLetterResource {
                     + "event id, so a re-drive would be skipped as a duplicate. Discard it; if this payload is a "
                     + "change the service must apply, the producer must send it as a new event with a new event id");
         }
-        if (!letter.consumer().equals(JMS_CONSUMER)) {
+        if (!letter.consumer().equals(JMS_CONSUMER) && !mailer) {
             refuseWhereADiscardWouldBeUndone(letter);
         }
         byte[] payload = deadLetters.payload(id).orElseThrow(() -> conflict("dead letter " + id
                 + " has no stored payload (it could not be stored when the event failed); discard it"));
+        if (mailer) {
+            redriveThroughOutbox(letter, payload);
+            BillingMessage.BILLING0201I.log(id, letter.consumer(), letter.eventId(), user());
+            return deadLetters.find(id).orElseThrow();
+        }
         try {
             if (letter.consumer().equals(JMS_CONSUMER)) {
                 // the JMS consumer's own queue; a send outside a transaction is committed when it returns
@@ -175,6 +197,55 @@ public class DeadLetterResource {
         }
         BillingMessage.BILLING0201I.log(id, letter.consumer(), letter.eventId(), user());
         return deadLetters.find(id).orElseThrow();
+    }
+
+    /**
+     * The mailer's dead letter: its {@code invoices.issued} payload is recorded in the outbox and the row marked
+     * re-driven in one transaction, so the relay sends it after the commit (at least once, as every
+     * {@code invoices.issued} record) and two operators re-driving the row at once send it once: the second one's
+     * mark finds the row changed and its transaction rolls back with its outbox row. The mailer is the only consumer
+     * of the topic in this service, and reads the event id from the payload, so the record is the same event again.
+     */
+    private void redriveThroughOutbox(DeadLetter letter, byte[] payload) throws SQLException {
+        String text = Utf8.decode(payload);
+        if (text == null || text.indexOf('\0') >= 0) {
+            throw conflict("dead letter " + letter.id() + " of consumer " + letter.consumer() + " has a payload that "
+                    + "is not UTF-8 JSON text, which invoices.issued records are; it would only fail again. Discard it");
+        }
+        boolean done = false;
+        try {
+            transaction.begin();
+            outbox.record(InvoiceIssued.topic(), null, eventId -> text);
+            if (!deadLetters.markRedriven(letter.id(), user(), letter.lastFailedAt())) {
+                throw conflict("dead letter " + letter.id() + " changed while it was re-driven: it failed again, or "
+                        + "someone resolved it (nothing was sent). Look at the row before doing more");
+            }
+            transaction.commit();
+            done = true;
+        } catch (SQLException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            // begin or commit refused (a RollbackException when the outbox row could not be written: OUTBOX0006E)
+            BillingMessage.BILLING0217W.log(letter.id(), e);
+            throw new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)
+                    .entity(Map.of("error", "the re-drive of dead letter " + letter.id() + " could not be committed ("
+                            + e.getClass().getSimpleName() + "); it stays open, try again"))
+                    .type(MediaType.APPLICATION_JSON).build());
+        } finally {
+            if (!done) {
+                rollback();
+            }
+        }
+    }
+
+    private void rollback() {
+        try {
+            if (transaction.getStatus() != Status.STATUS_NO_TRANSACTION) {
+                transaction.rollback();
+            }
+        } catch (Exception e) {
+            // nothing more to do: the transaction ends with its timeout at the latest
+        }
     }
 
     /**

@@ -14,13 +14,13 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
  * payload. Applying the same event twice leaves the same row, so it is idempotent by construction and an inbox row
  * would be pure overhead (README, "When you do not need the inbox").
  *
- * <p>Without the inbox it has no failure handling from the library either, so it does the one thing a consumer on
- * liberty-kafka must: while the database is unavailable ({@link DatabaseFailures#unavailable}) the delivery waits
- * in place and tries again ({@code BILLING0215W}), unacknowledged. An exception that reached liberty-kafka would
- * shut the channel down until the next restart (CWMRX1011E); before this wait, any database outage did that to
- * this channel. Any other failure still does, and readiness shows it ({@code inbox-channels}). When the
- * application stops, a waiting delivery gives up at its next try and leaves its record unacknowledged, to be read
- * again after the restart, so that the stop does not wait for the database.
+ * <p>Its channel runs on the library's {@code inbox-kafka} connector with {@code group.max-size=1}, for its offsets
+ * only: liberty-kafka's committed offset stops for good at the first Kafka transaction marker of the topic. Without
+ * the inbox it has no failure handling from the library, so it does the one thing a consumer without it must: while
+ * the database is unavailable ({@link DatabaseFailures#unavailable}) the delivery waits in place and tries again
+ * ({@code BILLING0215W}), unacknowledged. Any other exception makes the connector read the record again a second
+ * later ({@code INBOX0604E}). When the application stops, a waiting delivery gives up at its next try and leaves its
+ * record unacknowledged, to be read again after the restart, so that the stop does not wait for the database.
  */
 @ApplicationScoped
 public class OrderStatusConsumer {

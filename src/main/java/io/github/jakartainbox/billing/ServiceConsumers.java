@@ -15,6 +15,8 @@ final class ServiceConsumers {
     static final List<String> ALL = List.of("billing", "analytics", "billing-jms", "mailer");
     /** As annotated: the consumer fed by the JMS queue {@code orders.confirmed}. */
     static final String JMS = "billing-jms";
+    /** As annotated: the consumer of {@code invoices.issued}, which mails the invoices. */
+    static final String MAILER = "mailer";
 
     private ServiceConsumers() {
     }

@@ -330,7 +330,11 @@ public class IdempotentInterceptor {
                     deadLetters.record(consumer.name(), eventId, delivery, error, attempts, withPayload);
                     return null;
                 });
-                InboxLog.log(InboxMessage.INBOX0202E, consumer.name(), shownId, String.valueOf(attempts), error);
+                if (eventId == null) {
+                    InboxLog.log(InboxMessage.INBOX0226E, consumer.name(), error);
+                } else {
+                    InboxLog.log(InboxMessage.INBOX0202E, consumer.name(), shownId, String.valueOf(attempts), error);
+                }
                 return;
             } catch (Exception e) {
                 // the database is away or busy: wait and retry; anything else (the row itself is refused): retry

@@ -58,6 +58,7 @@ enum InboxMessage {
     INBOX0223E(Level.SEVERE, "{0} must be a JSON string, but is a {1}. Send the event id as a string, for example a UUID."),
     INBOX0224E(Level.SEVERE, "Cannot read {0}: the payload is empty."),
     INBOX0225E(Level.SEVERE, "Cannot read {0}: the payload {1}."),
+    INBOX0226E(Level.SEVERE, "Consumer {0}, a delivery without a usable event id: dead-lettered; the message is acknowledged and the channel goes on. It cannot be re-driven (nothing would tell its redelivery from another event): discard it, and have the producer send the event again, corrected, under its event id. Reason: {1}"),
     INBOX0230E(Level.SEVERE, "The partitioned inbox needs the event''s time: {0} is missing."),
     INBOX0231E(Level.SEVERE, "The partitioned inbox needs the event''s own time: event id {0} is not a UUIDv7. Send UUIDv7 event ids or set inbox.consumer.<consumer>.event-time.field."),
     INBOX0232E(Level.SEVERE, "No inbox partition holds event month {0}: the event is older than the inbox retention (its row may have been purged, so whether it was processed is unknown; re-drive it only if it was not) or further ahead than inbox.partition.months-ahead."),

@@ -77,15 +77,23 @@ public class Outbox {
      * @param headers extra record headers, name to UTF-8 text ({@code event_id} is set by the outbox and may not
      *                be given)
      * @return the event id: a UUIDv7 (RFC 9562, section 5.7) made now
-     * @throws IllegalStateException    when the calling thread has no active JTA transaction (OUTBOX0001E names
-     *                                  this method and what to do)
+     * @throws IllegalStateException    when the calling thread has no JTA transaction (OUTBOX0001E names this method
+     *                                  and what to do), or one no longer active, timed out or marked for rollback
+     *                                  (OUTBOX0007E)
      * @throws IllegalArgumentException when the topic is blank, the payload is {@code null}, a header is named
      *                                  {@code event_id}, or the payload or a header holds U+0000, which PostgreSQL
      *                                  text and jsonb cannot store
      */
     public UUID record(String topic, String key, Function<UUID, String> payload, Map<String, String> headers) {
-        if (registry.getTransactionStatus() != Status.STATUS_ACTIVE) {
+        int status = registry.getTransactionStatus();
+        if (status == Status.STATUS_NO_TRANSACTION) {
             throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0001E, "Outbox.record(topic, key, payload, headers)"));
+        }
+        if (status != Status.STATUS_ACTIVE) {
+            // a transaction timeout said "without an active JTA transaction" here, blaming the caller (a new-user trial)
+            throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0007E,
+                    "Outbox.record(topic, key, payload, headers)", status == Status.STATUS_MARKED_ROLLBACK
+                            ? "marked for rollback" : "JTA status " + status));
         }
         if (topic == null || topic.isBlank()) {
             throw new IllegalArgumentException("Outbox.record: the topic is blank; name the Kafka topic to send to");

@@ -11,6 +11,7 @@ import java.util.logging.Level;
 enum OutboxMessage {
 
     OUTBOX0001E(Level.SEVERE, "{0} was called without an active JTA transaction. The outbox row must commit with your business change: call it from a @Transactional method, an EJB business method, a @Idempotent consumer, or between UserTransaction.begin() and commit()."),
+    OUTBOX0007E(Level.SEVERE, "{0} was called in a JTA transaction that is no longer active ({1}): it timed out, or something marked it for rollback, and it will roll back with your business change. Look for the cause before this call (a WTRN0006W timeout, an earlier failure); the delivery is tried again."),
     OUTBOX0002E(Level.SEVERE, "The outbox datasource {0} was not found in JNDI ({1}). The outbox writes through the inbox datasource: set inbox.datasource to the JNDI name of the datasource of your business tables."),
     OUTBOX0003E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}."),
     OUTBOX0004I(Level.INFO, "Outbox relay started: Kafka {0}, poll every {1}, lease {2}, batch {3} rows."),

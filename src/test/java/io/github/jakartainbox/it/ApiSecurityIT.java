@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.jakartainbox.billing.InvoiceIssued;
 import io.github.jakartainbox.billing.SampleEvents;
+import java.math.BigDecimal;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -194,6 +196,34 @@ class ApiSecurityIT {
         HttpResponse<String> refused = Api.call("POST", API + "/dead-letters/" + foreign + "/redrive", Api.OPERATOR);
         assertEquals(409, refused.statusCode());
         assertTrue(refused.body().contains("consumer shipping, which this service does not run"), refused.body());
+    }
+
+    /**
+     * A new-user trial got 409 "belongs to consumer mailer, which this service does not run" for the mailer's dead
+     * letters (3,253 of them after a constraint refused the mailer's update), so their invoices stayed unmailed.
+     */
+    @Test
+    void aMailerDeadLetterIsReDrivenThroughTheOutboxAndTheInvoiceIsMailed() throws Exception {
+        String orderId = "mail-redrive-" + UUID.randomUUID();
+        long invoiceId = db.number("INSERT INTO invoice (order_id, event_id, customer_email, amount, currency, "
+                + "created_at) VALUES (?, ?, 'redrive@example.com', 12.34, 'EUR', now()) RETURNING id", orderId,
+                UUID.randomUUID().toString());
+        UUID eventId = UUID.randomUUID();
+        String payload = new InvoiceIssued(eventId, invoiceId, orderId, "redrive@example.com", new BigDecimal("12.34"),
+                "EUR").json();
+        long id = deadLetter("mailer", eventId.toString(), payload);
+
+        HttpResponse<String> redriven = Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR);
+        assertEquals(200, redriven.statusCode(), redriven.body());
+        assertEquals(1, db.number("SELECT count(*) FROM outbox WHERE payload = ?", payload),
+                "the payload was recorded in the outbox, with the row's mark");
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE id = ? AND mailed_at IS NOT "
+                + "NULL", invoiceId), "the relay sent it to invoices.issued and the mailer mailed the invoice");
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM inbox WHERE consumer = 'mailer' AND "
+                + "event_id = ?", eventId.toString()), "under the dead letter's own event id");
+        HttpResponse<String> again = Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR);
+        assertEquals(409, again.statusCode(), again.body());
+        assertEquals(1, db.number("SELECT count(*) FROM outbox WHERE payload = ?", payload), "sent once");
     }
 
     @Test

@@ -21,6 +21,10 @@ public final class TestEnv {
      */
     public static final String ORDERS_TOPIC = env("MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC", "it.orders.confirmed");
 
+    /** The consumer group of the test servers' {@code orders-status} channel (consumer order-status, no inbox). */
+    public static final String ORDER_STATUS_GROUP = env("MP_MESSAGING_INCOMING_ORDERS_STATUS_GROUP_ID",
+            "it-order-status");
+
     /** The topic the tests' servers publish {@code invoices.issued} to (the mailer's channel reads it). */
     public static final String INVOICES_TOPIC = env("MP_MESSAGING_INCOMING_INVOICES_MAILER_TOPIC", "it.invoices.issued");
 
