@@ -138,6 +138,27 @@ class OutboxIT {
                 && e.getMessage().contains("@Transactional"), e.getMessage());
     }
 
+    /** A new-user trial: a group that outlived its timeout got OUTBOX0001E, "called without an active transaction". */
+    @Test
+    void recordInATransactionThatTimedOutNamesTheTimeoutNotTheCaller() throws Exception {
+        UserTransaction tx = tx();
+        tx.setTransactionTimeout(1);
+        tx.begin();
+        try {
+            Thread.sleep(2500);
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> outbox().record("outbox-it-timeout", "k", id -> "{}"));
+            assertTrue(e.getMessage().contains("OUTBOX0007E") && e.getMessage().contains("timed out"), e.getMessage());
+        } finally {
+            tx.setTransactionTimeout(0);
+            try {
+                tx.rollback();
+            } catch (Exception ended) {
+                // the timeout may have ended it already
+            }
+        }
+    }
+
     @Test
     void rowTheBrokerRefusesIsListedAsFailingAndAnOperatorCanGiveItUp() throws Exception {
         String badTopic = "outbox it bad " + UUID.randomUUID(); // spaces: not a legal topic name
