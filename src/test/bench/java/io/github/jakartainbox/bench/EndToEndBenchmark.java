@@ -552,6 +552,9 @@ public final class EndToEndBenchmark {
         // service, the service's topic and group would mix the two databases' invoices (BILLING0128E)
         v.put("mp.messaging.incoming.invoices-mailer.topic", idle + ".issued");
         v.put("mp.messaging.incoming.invoices-mailer.group.id", idle + "-mailer");
+        // and order-status's, which would otherwise join the service's group on the service's orders.confirmed
+        v.put("mp.messaging.incoming.orders-status.topic", idle);
+        v.put("mp.messaging.incoming.orders-status.group.id", idle + "-status");
         channel(v, "bench-plain", plain);
         if (grouped.length == 4) {
             // the per-message variant: the example's channel back on liberty-kafka
