@@ -46,6 +46,11 @@ public class SmtpSender {
      *  section 4.5.3.2.6). */
     public static final String FINAL_REPLY_TIMEOUT = "billing.mail.final-reply-timeout";
 
+    /** MicroProfile Config key: {@code true} (default) keeps each thread's connection open between mails;
+     *  {@code false} opens and closes one per mail (for a relay that limits a connection's life, and as the
+     *  benchmark's baseline). */
+    public static final String KEEP_CONNECTIONS = "billing.mail.keep-connections";
+
     private static final Logger LOG = Logger.getLogger(SmtpSender.class.getName());
 
     @Resource(lookup = "mail/billing")
@@ -54,6 +59,7 @@ public class SmtpSender {
     private volatile Session session;
     private Duration finalReplyTimeout;
     private int readTimeoutMillis;
+    private boolean keepConnections = true;
     private final ThreadLocal<Connection> connections = new ThreadLocal<>();
     private final Set<Connection> open = ConcurrentHashMap.newKeySet();
 
@@ -80,6 +86,7 @@ public class SmtpSender {
         Duration read = duration(config, READ_TIMEOUT, Duration.ofMinutes(5));
         finalReplyTimeout = duration(config, FINAL_REPLY_TIMEOUT, Duration.ofMinutes(10));
         readTimeoutMillis = millis(read);
+        keepConnections = config.getOptionalValue(KEEP_CONNECTIONS, Boolean.class).orElse(true);
         Properties properties = new Properties();
         properties.putAll(configured.getProperties());
         String protocol = properties.getProperty("mail.transport.protocol", "smtp");
@@ -136,6 +143,9 @@ public class SmtpSender {
                 message.socket = connection.socket();
                 message.finalReplyMillis = millis(finalReplyTimeout);
                 connection.transport().sendMessage(message, recipients);
+                if (!keepConnections) {
+                    close(connection);
+                }
                 return;
             } catch (MessagingException e) {
                 SmtpFailure failure = SmtpFailure.of(e, message.endOfData);
