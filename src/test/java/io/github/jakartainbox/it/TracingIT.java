@@ -144,7 +144,8 @@ class TracingIT {
         assertEquals(StatusCode.ERROR, mismatch.getStatus().getStatusCode(), "reported, not silently skipped");
 
         // the invoice's outbox row carries the trace context of the processing span: the mailer's record continues it
-        String traceparent = db.text("SELECT headers->>'traceparent' FROM outbox WHERE record_key = ?", run);
+        String traceparent = db.text("SELECT headers->>'traceparent' FROM outbox WHERE payload::jsonb ->> 'order_id' = ?",
+                run);
         assertEquals("00-" + first.traceId() + "-" + processed.getSpanId() + "-01", traceparent,
                 "the outbox row written during the delivery holds the delivery span as parent");
     }
