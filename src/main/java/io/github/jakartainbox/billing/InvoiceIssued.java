@@ -75,7 +75,10 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
     /**
      * @param value the record value (UTF-8 JSON)
      * @return the event
-     * @throws UnprocessableEventException when the value is not such an event; the message names the field
+     * @throws UnprocessableEventException when the value is not such an event, or its {@code customer_email} is not
+     *                                     one plain ASCII address ({@link CustomerEmail#check}: the mailer sends to
+     *                                     it, and a group or a list would reach several people); the message names
+     *                                     the field
      */
     public static InvoiceIssued parse(byte[] value) {
         if (value == null || value.length == 0) {
@@ -93,7 +96,8 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
         }
         try {
             return new InvoiceIssued(UUID.fromString(text(object, "event_id")), number.longValueExact(),
-                    text(object, "order_id"), text(object, "customer_email"), new BigDecimal(text(object, "amount")),
+                    text(object, "order_id"), CustomerEmail.check("customer_email", text(object, "customer_email")),
+                    new BigDecimal(text(object, "amount")),
                     text(object, "currency"));
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new UnprocessableEventException(BillingMessage.BILLING0124E.format(e.getMessage()), e);

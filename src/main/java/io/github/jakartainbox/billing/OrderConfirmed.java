@@ -56,13 +56,13 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
         return parse(json);
     }
 
-    /** Longest {@code order_id}, in characters: its btree index ({@code invoice_order_id_idx}) holds entries of up
+    /** Longest {@code order_id}, in characters (Unicode code points): its btree index ({@code invoice_order_id_idx}) holds entries of up
      *  to 2704 bytes, and 200 characters are at most 800 bytes of UTF-8. */
     public static final int MAX_ORDER_ID_CHARS = 200;
-    /** Longest {@code customer_email}, in characters: the longest address an SMTP path can carry (RFC 5321 section
+    /** Longest {@code customer_email}, in characters (ASCII only, {@link CustomerEmail}): the longest address an SMTP path can carry (RFC 5321 section
      *  4.5.3.1.3: 256 octets including the angle brackets). */
     public static final int MAX_EMAIL_CHARS = 254;
-    /** Longest {@code event_id}, in characters: what the inbox's {@code event_id} column accepts. */
+    /** Longest {@code event_id}, in characters (Unicode code points): what the inbox's {@code event_id} column accepts. */
     public static final int MAX_EVENT_ID_CHARS = 255;
     /** Most integer digits of {@code amount}: what {@code invoice.amount numeric(12,2)} holds. */
     public static final int MAX_AMOUNT_INTEGER_DIGITS = 10;
@@ -76,10 +76,12 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
      * consumer (README, "Bad input"): one JSON object by {@link StrictJson} (no member twice); {@code event_id},
      * {@code order_id}, {@code customer_email}, {@code amount} and {@code currency} non-empty JSON strings without
      * control characters (U+0000 to U+001F, U+007F to U+009F: PostgreSQL text cannot hold U+0000); {@code order_id}
-     * at most {@value #MAX_ORDER_ID_CHARS} characters, {@code customer_email} at most {@value #MAX_EMAIL_CHARS} with
-     * an {@code @}, {@code event_id} at most {@value #MAX_EVENT_ID_CHARS}; {@code amount} ASCII digits with at most
-     * {@value #MAX_AMOUNT_INTEGER_DIGITS} of them before an optional point and one or two after it, more than zero
-     * (no sign, exponent, spaces or other digits); {@code currency} an ISO 4217 code in upper case that is money.
+     * at most {@value #MAX_ORDER_ID_CHARS} characters (Unicode code points, here and below: an emoji is one),
+     * {@code customer_email} at most {@value #MAX_EMAIL_CHARS} and one plain ASCII address by
+     * {@link CustomerEmail#check} (RFC 5322 section 3.4.1, dot-atom form; no names, groups, several addresses or
+     * internationalized addresses), {@code event_id} at most {@value #MAX_EVENT_ID_CHARS}; {@code amount} ASCII
+     * digits with at most {@value #MAX_AMOUNT_INTEGER_DIGITS} of them before an optional point and one or two after
+     * it, more than zero (no sign, exponent, spaces or other digits); {@code currency} an ISO 4217 code in upper case that is money.
      * Other members are ignored.
      *
      * @param json the record value as text
@@ -105,10 +107,7 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
         }
         String eventId = text(object, "event_id", MAX_EVENT_ID_CHARS);
         String orderId = text(object, "order_id", MAX_ORDER_ID_CHARS);
-        String email = text(object, "customer_email", MAX_EMAIL_CHARS);
-        if (!email.contains("@")) {
-            throw new UnprocessableEventException(BillingMessage.BILLING0105E.format(shortened(email)));
-        }
+        String email = CustomerEmail.check("customer_email", text(object, "customer_email", MAX_EMAIL_CHARS));
         String amountText = text(object, "amount", 64);
         if (!AMOUNT.matcher(amountText).matches()) {
             throw new UnprocessableEventException(BillingMessage.BILLING0106E.format(shortened(amountText)));
@@ -148,9 +147,11 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
                     value == null ? "nothing" : shortened(value.toString())));
         }
         String text = string.getString();
-        if (text.length() > maxChars) {
+        // characters as a person counts them, code points: an emoji is one, though Java holds it in two chars
+        int characters = text.codePointCount(0, text.length());
+        if (characters > maxChars) {
             throw new UnprocessableEventException(BillingMessage.BILLING0110E.format(field,
-                    String.valueOf(text.length()), String.valueOf(maxChars), shortened(text)));
+                    String.valueOf(characters), String.valueOf(maxChars), shortened(text)));
         }
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

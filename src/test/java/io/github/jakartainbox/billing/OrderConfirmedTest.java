@@ -53,9 +53,9 @@ class OrderConfirmedTest {
         assertMessage("more than the 65536", padded); // 33,000 characters, 66,000 bytes
         byte[] latin1 = "{\"event_id\":\"e\",\"customer_email\":\"j\u00f6rg@example.com\"}".getBytes(StandardCharsets.ISO_8859_1);
         assertBytesMessage("not valid UTF-8", latin1);
-        OrderConfirmed o = OrderConfirmed.parse(("{\"event_id\":\"e\",\"order_id\":\"o-1\",\"customer_email\":"
-                + "\"j\u00f6rg@example.com\",\"amount\":\"1.00\",\"currency\":\"EUR\"}").getBytes(StandardCharsets.UTF_8));
-        assertEquals("j\u00f6rg@example.com", o.customerEmail());
+        // valid UTF-8 is read as such, then the address is refused: internationalized addresses are not supported
+        assertBytesMessage("BILLING0113E: customer_email 'j\u00f6rg@example.com' holds non-ASCII character U+00F6",
+                order("o-1", "j\u00f6rg@example.com", "1.00").getBytes(StandardCharsets.UTF_8));
     }
 
     private static String order(String orderId, String email, String amount) {
@@ -109,6 +109,29 @@ class OrderConfirmedTest {
                 .replace("\"event_id\":\"e\"", "\"event_id\":\"" + "e".repeat(256) + "\""));
         assertMessage("unpaired surrogate", order("o\\ud800", "a@example.com", "1.00"));
         assertMessage("not an ISO 4217 currency code", order("o", "a@example.com", "1.00").replace("EUR", "eur"));
+    }
+
+    /** From a new-user trial: a 200-emoji order id was refused as "390 characters" (UTF-16 units were counted). */
+    @Test
+    void lengthsAreCountedInCodePoints() {
+        String emoji = "\ud83d\ude00"; // U+1F600, two chars in Java, one character
+        assertEquals(emoji.repeat(200), OrderConfirmed.parse(order(emoji.repeat(200), "a@example.com", "1.00")).orderId());
+        assertMessage("BILLING0110E: field 'order_id' has 201 characters, more than the 200",
+                order(emoji.repeat(201), "a@example.com", "1.00"));
+        assertEquals(510, OrderConfirmed.parse(order("o", "a@example.com", "1.00")
+                .replace("\"event_id\":\"e\"", "\"event_id\":\"" + emoji.repeat(255) + "\"")).eventId().length());
+    }
+
+    /** The contract's address rule is CustomerEmail's (CustomerEmailTest has every case); the trial's forms here. */
+    @Test
+    void customerEmailIsOnePlainAddress() {
+        assertMessage("BILLING0112E: customer_email 'undisclosed:a@example.net,b@example.net;' is not one plain address",
+                order("o", "undisclosed:a@example.net,b@example.net;", "1.00"));
+        assertMessage("BILLING0112E: customer_email 'Bob <bob@x.org>'", order("o", "Bob <bob@x.org>", "1.00"));
+        assertMessage("BILLING0114E: customer_email 'nobody' is not one address local-part@domain: it has no '@'",
+                order("o", "nobody", "1.00"));
+        assertEquals("Bob+inv@Mail.Example.ORG",
+                OrderConfirmed.parse(order("o", "Bob+inv@Mail.Example.ORG", "1.00")).customerEmail());
     }
 
     @Test

@@ -73,6 +73,48 @@ class EventContractIT {
         refusedByBoth(nulId, "customer_email", "U+0000");
     }
 
+    /**
+     * From a new-user trial: group syntax passed the old customer_email check ('@' and 254 characters) and the mailer
+     * sent the invoice to both members. Each form that is not one plain address is dead-lettered by every consumer
+     * with its message id, invoiced to no one and mailed to no one, while a good event after them is mailed.
+     */
+    @Test
+    void anAddressThatIsNotOnePlainAddressIsRefusedAndMailedToNobody() throws Exception {
+        String run = "address-" + UUID.randomUUID();
+        // in every address the refused values name, and in no other: GreenMail's recipients are searched for it
+        String tag = "t" + UUID.randomUUID().toString().substring(0, 8);
+        String[][] forms = { // value, message id
+            {"undisclosed:a-" + tag + "@example.net,b-" + tag + "@example.net;", "BILLING0112E"},
+            {"Bob <bob-" + tag + "@example.org>", "BILLING0112E"},
+            {"carol-" + tag + "@example.org (Carol)", "BILLING0112E"},
+            {"dave-" + tag + "@example.net, erin-" + tag + "@example.org", "BILLING0112E"},
+            {"j\u00f6rg-" + tag + "@example.com", "BILLING0113E"}, // a JSON escape: the value holds U+00F6
+        };
+        List<String> ids = new ArrayList<>();
+        List<String> orderIds = new ArrayList<>();
+        List<String> values = new ArrayList<>();
+        for (String[] form : forms) {
+            ids.add(UUID.randomUUID().toString());
+            orderIds.add(run + "-" + orderIds.size());
+            values.add(order(ids.get(ids.size() - 1), orderIds.get(orderIds.size() - 1), form[0], "10.00"));
+        }
+        OrderRecords.sendThenMarker(db, run, values);
+        for (int i = 0; i < forms.length; i++) {
+            refusedByBoth(ids.get(i), forms[i][1] + ": customer_email '", i < 4 ? "is not one plain address"
+                    : "internationalized addresses are not supported");
+            assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", orderIds.get(i)),
+                    "no invoice for " + forms[i][0]);
+        }
+        // the marker (a good event after them on the same partition) is the canary: once its mail arrived, the
+        // mailer has handled whatever came before it
+        String canary = run + "-marker@example.com";
+        assertEquals(1, Mailbox.await(canary, 1, Duration.ofSeconds(90)).size(), "the good event after them is mailed");
+        List<String> recipients = Mailbox.recipients();
+        assertTrue(recipients.contains(canary), "the server's recipient list is read: " + recipients.size());
+        assertEquals(List.of(), recipients.stream().filter(r -> r.toLowerCase().contains(tag)).toList(),
+                "no mail to any address the refused values name");
+    }
+
     @Test
     void anAmountIsAPlainAsciiDecimalOrRefusedByEveryConsumer() throws Exception {
         String run = "amount-" + UUID.randomUUID();

@@ -53,6 +53,25 @@ public final class Mailbox {
         return mails;
     }
 
+    /**
+     * @return every recipient the server has received a mail for since it started, as it recorded them (it makes a
+     *         user for each {@code RCPT TO}): what no single-address query can miss, such as a garbled address
+     */
+    public static List<String> recipients() throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + API_PORT
+                + "/api/user")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("GreenMail's /api/user answered " + response.statusCode());
+        }
+        List<String> recipients = new ArrayList<>();
+        try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
+            for (JsonObject user : reader.readArray().getValuesAs(JsonObject.class)) {
+                recipients.add(user.getString("email", user.getString("login", "")));
+            }
+        }
+        return recipients;
+    }
+
     /** Polls until {@code address} has at least {@code count} mails or the timeout passes; the caller asserts. */
     public static List<Mail> await(String address, int count, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
