@@ -30,7 +30,12 @@ enum BillingMessage {
     BILLING0124E(Level.SEVERE, "invoices.issued value has a malformed field: {0}"),
     BILLING0125E(Level.SEVERE, "invoice {0} of event {1} does not exist in this database: the event belongs to another database, or its invoice was deleted."),
     BILLING0126E(Level.SEVERE, "customer_email of invoice {0} is not a mail address: {1}"),
-    BILLING0127E(Level.SEVERE, "The invoice mail {0} was not accepted by the SMTP server (retried): {1}"),
+    BILLING0127E(Level.SEVERE, "The SMTP server deferred the recipient of invoice mail {0} (retried up to the mailer''s attempt limit, then dead-lettered): {1}"),
+    BILLING0130E(Level.SEVERE, "The SMTP server refused invoice mail {0} of invoice {1} for good: {2}. Nothing was sent; correct the address or the server''s setting, then re-drive this dead letter."),
+    BILLING0131E(Level.SEVERE, "Invoice {0} is not mailed: its address ''{1}'' does not make exactly one plain recipient ({2} found); nothing was sent."),
+    BILLING0132E(Level.SEVERE, "Delivery of invoice mail {0} of invoice {1} is uncertain: the message was sent but the SMTP server''s reply to its end did not come ({2}). Not sent again: look the Message-ID up at the server; re-drive this dead letter if the mail is not there, discard it if it is."),
+    BILLING0133W(Level.WARNING, "The SMTP server is unavailable for invoice mail {0}: {1}"),
+    BILLING0134W(Level.WARNING, "Mail status {1} of invoice {0} could not be recorded on the invoice ({2}); the dead letter still holds the reason."),
     BILLING0128E(Level.SEVERE, "invoice {0} of this database is for order {1}, but event {2} is for order {3} ({4}): the event comes from another database''s invoices (another service or a test publishing to the same topic); nothing is mailed. Give each database its own invoices.issued topic and mailer group."),
 
     BILLING0201I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) re-driven by {3}."),
@@ -48,6 +53,8 @@ enum BillingMessage {
     BILLING0212W(Level.WARNING, "The billing database gives no connection at application start: {0}. The application starts anyway; the billing tables are migrated when a consumer first needs them."),
     BILLING0213W(Level.WARNING, "{0} answered 503 (incident {1}): {2}. Try again in a few seconds."),
     BILLING0214E(Level.SEVERE, "{0} failed (incident {1}); the server log has the details under this incident number."),
+    BILLING0219W(Level.WARNING, "Topic {0} has {1} partition(s), fewer than the {2} of {3}: fewer mailer threads can work at once. Add partitions with kafka-topics.sh --alter --partitions {2} (one customer''s mails may then go out of order once)."),
+    BILLING0220W(Level.WARNING, "Topic {0} could not be created or checked with {1} partitions: {2}. The first producer or consumer may create it with the broker''s default partition count."),
     BILLING0215W(Level.WARNING, "Consumer group order-status, order {0}: the database is unavailable; the delivery stays unacknowledged and is tried again in {1} ms. Cause: {2}");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");

@@ -53,6 +53,14 @@ public class Invoice {
     @Column(name = "mail_message_id", insertable = false, updatable = false)
     private String mailMessageId;
 
+    /** set by the mailer (SQL): sent, failed or uncertain; null while no mail was tried to the end */
+    @Column(name = "mail_status", insertable = false, updatable = false)
+    private String mailStatus;
+
+    /** set by the mailer (SQL) with a failed or uncertain status: the reason, with its message id */
+    @Column(name = "mail_error", insertable = false, updatable = false)
+    private String mailError;
+
     protected Invoice() {
     }
 
@@ -105,5 +113,16 @@ public class Invoice {
     /** @return the Message-ID of the invoice's mail, {@code null} while none is recorded */
     public String getMailMessageId() {
         return mailMessageId;
+    }
+
+    /** @return {@code sent}, {@code failed} (the SMTP server refused it), {@code uncertain} (sent, no final reply),
+     *          or {@code null} while no mail was tried to the end */
+    public String getMailStatus() {
+        return mailStatus;
+    }
+
+    /** @return why the mail failed or is uncertain, with the message id; {@code null} otherwise */
+    public String getMailError() {
+        return mailError;
     }
 }

@@ -1,14 +1,13 @@
 package io.github.jakartainbox.billing;
 
+import io.github.jakartainbox.inbox.DownstreamUnavailableException;
 import io.github.jakartainbox.inbox.Idempotent;
 import io.github.jakartainbox.inbox.Printable;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.mail.Address;
 import jakarta.mail.MessagingException;
-import jakarta.mail.Session;
-import jakarta.mail.Transport;
 import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
@@ -35,8 +34,10 @@ public class InvoiceMailer {
     EntityManager em;
     @Inject
     BillingSchema schema;
-    @Resource(lookup = "mail/billing")
-    Session mail;
+    @Inject
+    SmtpSender sender;
+    @Inject
+    InvoiceMailStatus status;
 
     /**
      * @param eventId an {@code invoices.issued} event id
@@ -73,24 +74,20 @@ public class InvoiceMailer {
                     "order id, customer, amount and currency must all match"));
         }
         String messageId = messageId(event.eventId());
-        // recorded first, sent second: a failing send rolls the record back; only a failed commit after the
-        // SMTP server accepted the mail leaves a mail without its record (and the retry mails again)
-        em.createNativeQuery("UPDATE invoice SET mailed_at = now(), mail_message_id = ?1 WHERE id = ?2")
-                .setParameter(1, messageId).setParameter(2, invoice.getId()).executeUpdate();
         send(invoice, messageId);
+        // recorded after the send, in the transaction that claims the event: a failed commit after the SMTP server
+        // accepted the mail leaves a mail without its record (and the retry mails again, with the same Message-ID)
+        em.createNativeQuery("UPDATE invoice SET mailed_at = now(), mail_message_id = ?1, mail_status = 'sent', "
+                + "mail_error = NULL WHERE id = ?2").setParameter(1, messageId).setParameter(2, invoice.getId())
+                .executeUpdate();
         return message.ack();
     }
 
     private void send(Invoice invoice, String messageId) {
+        SmtpSender.ObservedMessage message = sender.newMessage(messageId);
         try {
-            MimeMessage message = new MimeMessage(mail) {
-                @Override
-                protected void updateMessageID() throws MessagingException {
-                    setHeader("Message-ID", messageId);
-                }
-            };
             message.setFrom();
-            message.setRecipient(MimeMessage.RecipientType.TO, new InternetAddress(invoice.getCustomerEmail(), true));
+            message.setRecipient(MimeMessage.RecipientType.TO, recipient(invoice));
             message.setSubject("Invoice " + invoice.getInvoiceNumber() + " for order " + invoice.getOrderId(), "UTF-8");
             MimeBodyPart text = new MimeBodyPart();
             text.setText("Thank you for your order " + invoice.getOrderId() + ". Your invoice "
@@ -101,12 +98,52 @@ public class InvoiceMailer {
                     new ByteArrayDataSource(InvoicePdf.render(invoice), "application/pdf")));
             pdf.setFileName(invoice.getInvoiceNumber() + ".pdf");
             message.setContent(new MimeMultipart(text, pdf));
-            Transport.send(message);
-        } catch (jakarta.mail.internet.AddressException e) {
+            message.saveChanges();
+            Address[] to = message.getAllRecipients();
+            // defence in depth: whatever the contract lets through later, one mail goes to the one stored address
+            if (to == null || to.length != 1 || !(to[0] instanceof InternetAddress only)
+                    || !invoice.getCustomerEmail().equals(only.getAddress()) || only.getPersonal() != null) {
+                throw new UnprocessableEventException(BillingMessage.BILLING0131E.format(String.valueOf(invoice.getId()),
+                        Printable.of(invoice.getCustomerEmail(), 80), to == null ? "none" : String.valueOf(to.length)));
+            }
+        } catch (MessagingException e) {
             throw new UnprocessableEventException(BillingMessage.BILLING0126E.format(
                     String.valueOf(invoice.getId()), e.getMessage()), e);
-        } catch (MessagingException e) {
-            throw new IllegalStateException(BillingMessage.BILLING0127E.format(messageId, e), e);
         }
+        try {
+            sender.send(message);
+        } catch (SmtpSender.SmtpFailureException e) {
+            SmtpFailure failure = e.failure();
+            switch (failure.kind()) {
+                case PERMANENT -> {
+                    String reason = BillingMessage.BILLING0130E.format(messageId, String.valueOf(invoice.getId()),
+                            failure.reply());
+                    status.record(invoice.getId(), "failed", reason);
+                    throw new UnprocessableEventException(reason, e);
+                }
+                case UNCERTAIN -> {
+                    String reason = BillingMessage.BILLING0132E.format(messageId, String.valueOf(invoice.getId()),
+                            failure.reply());
+                    status.record(invoice.getId(), "uncertain", reason);
+                    throw new UnprocessableEventException(reason, e);
+                }
+                case UNAVAILABLE -> throw new DownstreamUnavailableException(
+                        BillingMessage.BILLING0133W.format(messageId, failure.reply()), e);
+                default -> throw new IllegalStateException(BillingMessage.BILLING0127E.format(messageId,
+                        failure.reply()), e);
+            }
+        }
+    }
+
+    /** The one recipient: the stored address parsed strictly, refused unless it is one plain address. */
+    private static InternetAddress recipient(Invoice invoice) throws MessagingException {
+        InternetAddress[] parsed = InternetAddress.parse(invoice.getCustomerEmail(), true);
+        if (parsed.length != 1 || parsed[0].isGroup() || parsed[0].getPersonal() != null
+                || !invoice.getCustomerEmail().equals(parsed[0].getAddress())
+                || !invoice.getCustomerEmail().chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0131E.format(String.valueOf(invoice.getId()),
+                    Printable.of(invoice.getCustomerEmail(), 80), String.valueOf(parsed.length)));
+        }
+        return parsed[0];
     }
 }

@@ -2,19 +2,95 @@ package io.github.jakartainbox.billing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.text.Bidi;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.fontbox.ttf.CmapLookup;
+import org.apache.fontbox.ttf.TTFParser;
+import org.apache.fontbox.ttf.TrueTypeFont;
+import org.apache.pdfbox.io.RandomAccessReadBuffer;
 import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.pdmodel.PDPage;
 import org.apache.pdfbox.pdmodel.PDPageContentStream;
 import org.apache.pdfbox.pdmodel.common.PDRectangle;
-import org.apache.pdfbox.pdmodel.font.PDType1Font;
-import org.apache.pdfbox.pdmodel.font.Standard14Fonts;
+import org.apache.pdfbox.pdmodel.font.PDType0Font;
 
-/** Renders an invoice as a one-page A4 PDF (Apache PDFBox). */
+/**
+ * Renders an invoice as a one-page A4 PDF (Apache PDFBox) in embedded Unicode TrueType fonts, so that order ids and
+ * customer data in any script the fonts cover print as they are.
+ *
+ * <p><b>Fonts.</b> DejaVu Sans and DejaVu Sans Bold (Latin, Greek, Cyrillic, Arabic, Hebrew, many symbols and the
+ * emoticons U+1F600..U+1F64F in black and white) and Noto Sans SC Regular as the fallback for what DejaVu lacks
+ * (Chinese, Japanese kana; also used in bold lines, there is no bold CJK face). Each code point is drawn in the first
+ * of these that has a glyph for it. The files are unpacked from Maven Central jars at build time (pom.xml, execution
+ * {@code invoice-fonts}) with their licences: {@code fonts/dejavu/LICENSE} (Bitstream Vera licence, DejaVu changes
+ * public domain) and {@code fonts/noto-sans-sc/OFL.txt} (SIL Open Font License 1.1).
+ *
+ * <p><b>Parsed once.</b> Each TTF is parsed once into a shared {@link TrueTypeFont}; a document makes its own
+ * {@link PDType0Font} from it with subset embedding, and only for the fonts its text uses. PDFBox 3.0.8 allows this
+ * from several threads at once: {@code TTFParser.parse} reads every table eagerly, later glyph reads synchronize on
+ * the glyph table's data, table bytes are read under a lock, {@code getOriginalData()} hands out a new stream over
+ * the in-memory copy, and the {@code close()} that subsetting calls on the shared font is a no-op for in-memory font
+ * data. Nothing here enables GSUB substitutions ({@code enableGsubFeature}), whose caches are not thread-safe.
+ *
+ * <p><b>What no font covers</b> (Hangul, newer emoji such as U+1F9FE, unassigned code points, lone surrogates) and
+ * <b>control and format characters</b> (C0/C1 controls, tab, line breaks, bidi overrides such as U+202E, zero-width
+ * joiners) print as their code point in brackets, e.g. {@code [U+1F9FE]}: visible, unambiguous for whoever has to
+ * look the order up, and a bidi override in customer data cannot reorder the printed line. The old renderer printed
+ * '?' for all of these and for every character outside Latin-1.
+ *
+ * <p><b>Right-to-left text.</b> PDFBox neither reorders nor shapes. Each line is put into visual order here with the
+ * JDK's Unicode Bidi Algorithm ({@link java.text.Bidi}, base direction left to right, as the labels are English),
+ * characters of right-to-left runs reversed and brackets mirrored, and then drawn left to right. So Hebrew reads
+ * correctly; Arabic reads in the right order but unshaped: each letter in its isolated form, not joined as in
+ * handwriting or a shaping renderer. Text extraction (copy and paste, {@code PDFTextStripper}) turns the visual order
+ * back into logical order.
+ */
 public final class InvoicePdf {
 
+    private static final String FONTS = "/io/github/jakartainbox/billing/fonts/";
+
+    /** The text's width on A4 between margins of 60 points. */
+    private static final float WIDTH = PDRectangle.A4.getWidth() - 2 * 60;
+
+    /** Regular text, then its fallback. */
+    private static final List<TrueTypeFont> REGULAR;
+    /** Bold text (title, amount), then its fallback (regular CJK). */
+    private static final List<TrueTypeFont> BOLD;
+    /** The Unicode cmap of each font, read once: a glyph id of 0 means no glyph. */
+    private static final Map<TrueTypeFont, CmapLookup> CMAPS = new HashMap<>();
+
+    static {
+        try {
+            TrueTypeFont sans = parse("dejavu/DejaVuSans.ttf");
+            TrueTypeFont sansBold = parse("dejavu/DejaVuSans-Bold.ttf");
+            TrueTypeFont cjk = parse("noto-sans-sc/NotoSansSC-Regular.ttf");
+            REGULAR = List.of(sans, cjk);
+            BOLD = List.of(sansBold, cjk);
+            for (TrueTypeFont font : List.of(sans, sansBold, cjk)) {
+                CMAPS.put(font, font.getUnicodeCmapLookup());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("the invoice PDF's fonts could not be loaded", e);
+        }
+    }
+
     private InvoicePdf() {
+    }
+
+    private static TrueTypeFont parse(String name) throws IOException {
+        try (InputStream in = InvoicePdf.class.getResourceAsStream(FONTS + name)) {
+            if (in == null) {
+                throw new IOException("font resource " + FONTS + name + " is missing (unpacked by the build)");
+            }
+            return new TTFParser().parse(new RandomAccessReadBuffer(in));
+        }
     }
 
     /**
@@ -22,32 +98,32 @@ public final class InvoicePdf {
      * @return the PDF's bytes; it shows the invoice number, order id, customer, date, amount and currency
      */
     public static byte[] render(Invoice invoice) {
-        PDType1Font bold = new PDType1Font(Standard14Fonts.FontName.HELVETICA_BOLD);
-        PDType1Font regular = new PDType1Font(Standard14Fonts.FontName.HELVETICA);
         try (PDDocument document = new PDDocument(); ByteArrayOutputStream out = new ByteArrayOutputStream()) {
             PDPage page = new PDPage(PDRectangle.A4);
             document.addPage(page);
+            Map<TrueTypeFont, PDType0Font> fonts = new HashMap<>();
             try (PDPageContentStream text = new PDPageContentStream(document, page)) {
                 text.beginText();
-                text.setFont(bold, 20);
                 text.newLineAtOffset(60, 770);
-                text.showText("Invoice " + printable(invoice.getInvoiceNumber()));
-                text.setFont(regular, 12);
                 text.setLeading(18);
+                show(text, document, fonts, BOLD, 20, "Invoice " + nullToEmpty(invoice.getInvoiceNumber()));
                 text.newLine();
                 text.newLine();
-                text.showText("Order: " + printable(invoice.getOrderId()));
+                show(text, document, fonts, REGULAR, 12, "Order: " + nullToEmpty(invoice.getOrderId()));
                 text.newLine();
-                text.showText("Customer: " + printable(invoice.getCustomerEmail()));
+                show(text, document, fonts, REGULAR, 12, "Customer: " + nullToEmpty(invoice.getCustomerEmail()));
                 text.newLine();
-                text.showText("Date: " + invoice.getCreatedAt().format(DateTimeFormatter.ISO_LOCAL_DATE));
+                show(text, document, fonts, REGULAR, 12,
+                        "Date: " + invoice.getCreatedAt().format(DateTimeFormatter.ISO_LOCAL_DATE));
                 text.newLine();
                 text.newLine();
-                text.setFont(bold, 14);
-                text.showText("Amount: " + invoice.getAmount().toPlainString() + " " + invoice.getCurrency());
+                show(text, document, fonts, BOLD, 14,
+                        "Amount: " + invoice.getAmount().toPlainString() + " " + invoice.getCurrency());
                 text.endText();
             }
-            document.getDocumentInformation().setTitle("Invoice " + printable(invoice.getInvoiceNumber()));
+            // the title is document metadata (UTF-16 in the PDF): no font, no fallback needed beyond controls
+            document.getDocumentInformation().setTitle("Invoice " + printable(nullToEmpty(invoice.getInvoiceNumber()),
+                    cp -> true));
             document.save(out);
             return out.toByteArray();
         } catch (IOException e) {
@@ -55,13 +131,159 @@ public final class InvoicePdf {
         }
     }
 
-    /** The standard fonts encode WinAnsi only: anything else becomes '?', control characters too. */
-    static String printable(String text) {
-        if (text == null) {
-            return "";
+    /**
+     * Draws one logical line: printable, wrapped at the right margin (a 200-character order id does not fit), each
+     * physical line in visual order, each stretch of code points in the first font that has them.
+     */
+    private static void show(PDPageContentStream text, PDDocument document, Map<TrueTypeFont, PDType0Font> loaded,
+                             List<TrueTypeFont> fonts, float size, String line) throws IOException {
+        List<String> lines = wrap(printable(line, cp -> fontFor(fonts, cp) != null), fonts, size);
+        for (int l = 0; l < lines.size(); l++) {
+            if (l > 0) {
+                text.newLine();
+            }
+            String visual = visualOrder(lines.get(l));
+            TrueTypeFont current = null;
+            StringBuilder run = new StringBuilder();
+            for (int i = 0; i < visual.length(); ) {
+                int cp = visual.codePointAt(i);
+                TrueTypeFont font = fontFor(fonts, cp);
+                if (font != current && run.length() > 0) {
+                    showRun(text, document, loaded, current, size, run);
+                }
+                current = font;
+                run.appendCodePoint(cp);
+                i += Character.charCount(cp);
+            }
+            if (run.length() > 0) {
+                showRun(text, document, loaded, current, size, run);
+            }
         }
+    }
+
+    /** @return the printable line cut, by code point, into pieces no wider than {@link #WIDTH} */
+    private static List<String> wrap(String line, List<TrueTypeFont> fonts, float size) throws IOException {
+        List<String> lines = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        float width = 0;
+        for (int i = 0; i < line.length(); ) {
+            int cp = line.codePointAt(i);
+            TrueTypeFont font = fontFor(fonts, cp);
+            float advance = font.getAdvanceWidth(CMAPS.get(font).getGlyphId(cp)) * size / font.getUnitsPerEm();
+            if (width + advance > WIDTH && current.length() > 0) {
+                lines.add(current.toString());
+                current.setLength(0);
+                width = 0;
+            }
+            current.appendCodePoint(cp);
+            width += advance;
+            i += Character.charCount(cp);
+        }
+        lines.add(current.toString());
+        return lines;
+    }
+
+    private static void showRun(PDPageContentStream text, PDDocument document, Map<TrueTypeFont, PDType0Font> loaded,
+                                TrueTypeFont font, float size, StringBuilder run) throws IOException {
+        PDType0Font pdFont = loaded.get(font);
+        if (pdFont == null) {
+            // per document: the PDType0Font collects the glyphs this document uses and is subset at save()
+            pdFont = PDType0Font.load(document, font, true);
+            loaded.put(font, pdFont);
+        }
+        text.setFont(pdFont, size);
+        text.showText(run.toString());
+        run.setLength(0);
+    }
+
+    /** @return the first font with a glyph for the code point, {@code null} when none has one */
+    private static TrueTypeFont fontFor(List<TrueTypeFont> fonts, int codePoint) {
+        for (TrueTypeFont font : fonts) {
+            if (CMAPS.get(font).getGlyphId(codePoint) != 0) {
+                return font;
+            }
+        }
+        return null;
+    }
+
+    /** Which code points a font can draw. */
+    @FunctionalInterface
+    interface Coverage {
+        boolean covers(int codePoint);
+    }
+
+    /**
+     * @param text    any string, lone surrogates included
+     * @param covered which code points have a glyph
+     * @return the text with each control or format character (but the space), each character without a glyph and
+     *         each lone surrogate or unassigned code point replaced by {@code [U+XXXX]}
+     */
+    static String printable(String text, Coverage covered) {
         StringBuilder out = new StringBuilder(text.length());
-        text.codePoints().forEach(c -> out.append(c >= 0x20 && c < 0x7f || c >= 0xa0 && c <= 0xff ? (char) c : '?'));
+        text.codePoints().forEach(cp -> {
+            int type = Character.getType(cp);
+            boolean drawable = type != Character.CONTROL && type != Character.FORMAT && type != Character.SURROGATE
+                    && type != Character.UNASSIGNED && type != Character.PRIVATE_USE
+                    && (cp == ' ' || !Character.isWhitespace(cp)) && covered.covers(cp);
+            if (drawable) {
+                out.appendCodePoint(cp);
+            } else {
+                out.append(String.format(Locale.ROOT, "[U+%04X]", cp));
+            }
+        });
         return out.toString();
+    }
+
+    /**
+     * @param line a printable line (no bidi controls left)
+     * @return the line in visual order, left to right, by the Unicode Bidi Algorithm with a left-to-right base
+     *         direction: right-to-left runs reversed by code point, their mirrored characters (brackets) mirrored
+     */
+    static String visualOrder(String line) {
+        Bidi bidi = new Bidi(line, Bidi.DIRECTION_LEFT_TO_RIGHT);
+        if (bidi.isLeftToRight()) {
+            return line;
+        }
+        int count = bidi.getRunCount();
+        byte[] levels = new byte[count];
+        Integer[] runs = new Integer[count];
+        for (int i = 0; i < count; i++) {
+            levels[i] = (byte) bidi.getRunLevel(i);
+            runs[i] = i;
+        }
+        Bidi.reorderVisually(levels, 0, runs, 0, count);
+        StringBuilder out = new StringBuilder(line.length());
+        for (Integer run : runs) {
+            String part = line.substring(bidi.getRunStart(run), bidi.getRunLimit(run));
+            if ((bidi.getRunLevel(run) & 1) == 0) {
+                out.append(part);
+            } else {
+                int[] cps = part.codePoints().toArray();
+                for (int i = cps.length - 1; i >= 0; i--) {
+                    out.appendCodePoint(mirror(cps[i]));
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    private static int mirror(int cp) {
+        return switch (cp) {
+            case '(' -> ')';
+            case ')' -> '(';
+            case '[' -> ']';
+            case ']' -> '[';
+            case '{' -> '}';
+            case '}' -> '{';
+            case '<' -> '>';
+            case '>' -> '<';
+            case '\u00AB' -> '\u00BB';
+            case '\u00BB' -> '\u00AB';
+            default -> cp;
+        };
+    }
+
+    private static String nullToEmpty(String text) {
+        return text == null ? "" : text;
     }
 }

@@ -9,9 +9,10 @@ package io.github.jakartainbox.inbox;
  * @param failurePolicy what happens after a failed attempt
  * @param eventTime     where the event's own time is found (used in partitioned mode only)
  * @param fingerprint   whether the payload's SHA-256 is stored and compared on duplicates
+ * @param transactionTimeout the JTA timeout of an attempt's transaction, {@code null} for the server's default
  */
 record ConsumerSettings(String name, EventIdSource eventIdSource, int maxLength, FailurePolicy failurePolicy,
-                        EventTimeSource eventTime, boolean fingerprint) {
+                        EventTimeSource eventTime, boolean fingerprint, java.time.Duration transactionTimeout) {
 
     /**
      * @param delivery the delivery

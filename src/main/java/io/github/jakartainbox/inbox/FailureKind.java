@@ -35,6 +35,12 @@ enum FailureKind {
      */
     PERMANENT,
 
+    /**
+     * A system the effect needs besides the database is unavailable ({@link DownstreamUnavailableException}): as an
+     * outage, no attempt is used up and the delivery waits for as long as it takes.
+     */
+    UNAVAILABLE,
+
     /** Anything else (the method threw, a commit failed for another reason): retried up to the attempt limit. */
     OTHER;
 
@@ -43,8 +49,12 @@ enum FailureKind {
      * @return its kind
      */
     static FailureKind of(Throwable failure) {
-        if (Failures.cause(failure) instanceof UnprocessableEventException) {
+        Throwable cause = Failures.cause(failure);
+        if (cause instanceof UnprocessableEventException) {
             return PERMANENT;
+        }
+        if (cause instanceof DownstreamUnavailableException) {
+            return UNAVAILABLE;
         }
         String state = sqlState(failure);
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {

@@ -11,6 +11,7 @@ import java.time.Instant;
  * <ul>
  *   <li>{@link FailureKind#OUTAGE}: wait (backing off from {@code retry.delay} up to {@code retry.max-delay}) and
  *       try again, for as long as it takes; no attempt is used up, because the event is not at fault.</li>
+ *   <li>{@link FailureKind#UNAVAILABLE}: as an outage, for a system besides the database.</li>
  *   <li>{@link FailureKind#TRANSIENT}: wait and try again, backing off the same way, while the time since this
  *       delivery's first transient failure is within {@code retry.transient-budget}; then dead-letter with
  *       {@code INBOX0207E}. The budget is what ends a poison event whose own statement times out every time.</li>
@@ -98,6 +99,7 @@ final class FailurePolicy {
             FailureKind kind = FailureKind.of(failure);
             switch (kind) {
                 case OUTAGE:
+                case UNAVAILABLE:
                     return new Decision(Action.RETRY, kind, retry.delayAfter(++outages), attempts, null, null);
                 case TRANSIENT:
                     Instant now = clock.instant();

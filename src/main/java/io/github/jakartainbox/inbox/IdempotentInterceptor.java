@@ -194,7 +194,7 @@ public class IdempotentInterceptor {
         byte[] fingerprint = consumer.fingerprint(delivery); // once per delivery, not per attempt
         while (true) {
             try {
-                Outcome outcome = transactions.inOwnTransaction(
+                Outcome outcome = transactions.inOwnTransaction(consumer.transactionTimeout(),
                         () -> attempt(context, consumer, delivery, eventId, fingerprint, month));
                 if (outcome.claim() != InboxClaim.Result.NEW) {
                     skipped(consumer, eventId, delivery, outcome.claim());
@@ -214,6 +214,8 @@ public class IdempotentInterceptor {
                 String cause = Failures.describe(failure);
                 switch (decision.kind()) {
                     case OUTAGE -> InboxLog.log(InboxMessage.INBOX0206W, consumer.name(), eventId,
+                            String.valueOf(waitMillis), cause);
+                    case UNAVAILABLE -> InboxLog.log(InboxMessage.INBOX0227W, consumer.name(), eventId,
                             String.valueOf(waitMillis), cause);
                     case TRANSIENT -> {
                         InboxLog.log(InboxMessage.INBOX0205W, consumer.name(), eventId,

@@ -283,6 +283,13 @@ public final class InboxConfig {
     public static final Key<Duration> RETRY_TRANSIENT_BUDGET = new Key<>("retry.transient-budget",
             Scope.PER_CONSUMER_OR_GLOBAL, "PT2M", POSITIVE_DURATION, duration(false));
 
+    /** The JTA timeout of each attempt's transaction of the per-message path (Kafka, not a message-driven bean's,
+     *  which the container begins): raise it for a consumer whose effect may take long, such as a mail waiting for
+     *  the SMTP server's final reply; unset, the server's default (Liberty {@code <transaction
+     *  totalTranLifetimeTimeout>}, 120 s unless set). */
+    public static final Key<Duration> TRANSACTION_TIMEOUT = new Key<>("transaction-timeout",
+            Scope.PER_CONSUMER_OR_GLOBAL, null, POSITIVE_DURATION, duration(false));
+
     /** A message-driven bean's delivery that finds the database unavailable waits in place this long for it (so
      *  that redeliveries do not spin), then rolls back for a redelivery that uses no attempt; keep it well under the
      *  transaction timeout (Liberty {@code <transaction totalTranLifetimeTimeout>}, 120 s by default). */
@@ -306,7 +313,8 @@ public final class InboxConfig {
 
     private static final List<Key<?>> KEYS = List.of(DATASOURCE, SCHEMA_MIGRATE, NAME, EVENT_ID_SOURCE,
             EVENT_ID_FIELD, EVENT_ID_HEADER, EVENT_ID_PROPERTY, EVENT_ID_BEAN, EVENT_ID_MAX_LENGTH, FINGERPRINT,
-            RETRY_MAX_ATTEMPTS, RETRY_DELAY, RETRY_MAX_DELAY, RETRY_TRANSIENT_BUDGET, JMS_OUTAGE_WAIT, RETENTION, TOPIC_RETENTION, EVENT_TIME_FIELD,
+            RETRY_MAX_ATTEMPTS, RETRY_DELAY, RETRY_MAX_DELAY, RETRY_TRANSIENT_BUDGET, TRANSACTION_TIMEOUT, JMS_OUTAGE_WAIT,
+            RETENTION, TOPIC_RETENTION, EVENT_TIME_FIELD,
             PARTITIONING, PARTITION_MONTHS_AHEAD, PARTITION_LOCK_TIMEOUT, PURGE_SCHEDULE, PURGE_BATCH_SIZE,
             PURGE_LEASE, PURGE_OVERDUE_AFTER);
 

@@ -56,7 +56,8 @@ class InboxConsumers {
         String timeField = InboxConfig.EVENT_TIME_FIELD.find(config, annotated).orElse(null);
         boolean fingerprint = InboxConfig.FINGERPRINT.get(config, annotated).equals("payload");
         return new ConsumerSettings(name, eventIdSource(config, annotated, extractors), maxLength, failures,
-                new EventTimeSource(timeField), fingerprint);
+                new EventTimeSource(timeField), fingerprint,
+                InboxConfig.TRANSACTION_TIMEOUT.find(config, annotated).orElse(null));
     }
 
     private static EventIdSource eventIdSource(Config config, String consumer, Instance<EventIdExtractor> extractors) {

@@ -221,15 +221,16 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
      * @return those partitions, empty when every commit is up to date or the channel is not of this connector
      */
     public static List<CommitLag> commitLag(String channel) {
-        InboxKafkaChannel c = CHANNELS.get(channel);
-        if (c == null) {
-            return List.of();
-        }
         long now = System.nanoTime();
-        Duration alert = c.settings().lagWarning();
-        return c.behindSince().entrySet().stream()
-                .map(e -> new CommitLag(e.getKey().toString(), Duration.ofNanos(now - e.getValue()), alert))
-                .filter(l -> l.behindFor().compareTo(alert) > 0).toList();
+        // the channel, or the copies SmallRye's concurrency attribute made of it (<channel>$1, <channel>$2...)
+        return CHANNELS.entrySet().stream()
+                .filter(e -> e.getKey().equals(channel) || e.getKey().startsWith(channel + "$"))
+                .flatMap(e -> {
+                    Duration alert = e.getValue().settings().lagWarning();
+                    return e.getValue().behindSince().entrySet().stream()
+                            .map(b -> new CommitLag(b.getKey().toString(), Duration.ofNanos(now - b.getValue()), alert))
+                            .filter(l -> l.behindFor().compareTo(alert) > 0);
+                }).toList();
     }
 
     /** @return the channels of this connector in the application, by channel name */

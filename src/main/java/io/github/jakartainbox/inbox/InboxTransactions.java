@@ -60,14 +60,31 @@ class InboxTransactions {
      *                   a resource or synchronization refused it, a heuristic exception, a {@code SystemException}
      */
     <T> T inOwnTransaction(Callable<T> work) throws Exception {
+        return inOwnTransaction(null, work);
+    }
+
+    /**
+     * As {@link #inOwnTransaction(Callable)}, with a timeout of its own.
+     *
+     * @param timeout the transaction's timeout, rounded up to whole seconds; {@code null} for the server's default
+     *                (Liberty {@code <transaction totalTranLifetimeTimeout>}, 120 s unless set). Not applied where
+     *                the work runs as {@link #inNewTransaction}.
+     * @param work    the work
+     * @param <T>     its result type
+     * @return its result, after the commit
+     * @throws Exception as {@link #inOwnTransaction(Callable)}
+     */
+    <T> T inOwnTransaction(java.time.Duration timeout, Callable<T> work) throws Exception {
         if (active()) {
             return inNewTransaction(work);
         }
         try {
-            // the server's default timeout, as for a @Transactional method: the inbox-kafka poll thread set its
-            // group.timeout for its groups' transactions, and the setting stays with the thread for every later
-            // begin (UserTransaction.setTransactionTimeout's Javadoc; 0 restores the default)
-            userTransaction.setTransactionTimeout(0);
+            // the server's default timeout unless the consumer has its own, as for a @Transactional method: the
+            // inbox-kafka poll thread set its group.timeout for its groups' transactions, and the setting stays with
+            // the thread for every later begin (UserTransaction.setTransactionTimeout's Javadoc; 0 restores the
+            // default)
+            userTransaction.setTransactionTimeout(timeout == null ? 0
+                    : (int) Math.min(Integer.MAX_VALUE, (timeout.toMillis() + 999) / 1000));
             userTransaction.begin();
         } catch (NotSupportedException | SystemException | IllegalStateException e) {
             return inNewTransaction(work);

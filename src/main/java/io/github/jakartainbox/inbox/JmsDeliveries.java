@@ -179,6 +179,11 @@ class JmsDeliveries {
                 InboxLog.log(InboxMessage.INBOX0705W, consumer.name(), eventId, messageId, wait, cause);
                 waitForDatabase(consumer, wait);
             }
+            case UNAVAILABLE -> {
+                long waitMillis = decision.delay().toMillis();
+                InboxLog.log(InboxMessage.INBOX0227W, consumer.name(), eventId, String.valueOf(waitMillis), cause);
+                pause(waitMillis);
+            }
             case TRANSIENT -> {
                 long waitMillis = decision.delay().toMillis();
                 InboxLog.log(InboxMessage.INBOX0205W, consumer.name(), eventId, FailureKind.sqlState(failure),

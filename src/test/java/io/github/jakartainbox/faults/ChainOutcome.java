@@ -47,10 +47,11 @@ record ChainOutcome(long invoices, long issuedRecords, long issuedMissing, long 
     /** Reads the chain's outcome of a finished scenario. */
     static ChainOutcome measure(FaultRun run, Db db, PrivateKafka kafka, PrivateSmtp smtp) throws Exception {
         List<Invoice> invoices = new ArrayList<>();
-        // the outbox row of an invoice: the one whose key is its order id (billing records exactly one per invoice)
+        // the outbox row of an invoice: the one whose payload names it (billing records exactly one per invoice)
         List<String> rows = db.texts("SELECT concat_ws(' ', v.order_id, v.customer_email, o.event_id::text, "
                 + "coalesce(v.mail_message_id, '-'), (SELECT count(*) FROM inbox i WHERE i.consumer = 'mailer' "
-                + "AND i.event_id = o.event_id::text)) FROM invoice v LEFT JOIN outbox o ON o.record_key = v.order_id");
+                + "AND i.event_id = o.event_id::text)) FROM invoice v LEFT JOIN outbox o "
+                + "ON o.payload::jsonb ->> 'invoice_id' = v.id::text");
         for (String row : rows) {
             String[] f = row.split(" ");
             invoices.add(new Invoice(f[0], f[1], f.length > 4 ? f[2] : null,
@@ -67,7 +68,8 @@ record ChainOutcome(long invoices, long issuedRecords, long issuedMissing, long 
         Map<String, Integer> copies = new HashMap<>();
         Map<String, List<String>> mailsByRecipient = smtp.messageIds(invoices.stream().map(Invoice::email).toList());
         for (Invoice invoice : invoices) {
-            List<String> ids = issued.getOrDefault(invoice.orderId(), List.of());
+            // records are keyed by customer, and each of the suite's orders has a customer of its own
+            List<String> ids = issued.getOrDefault(invoice.email(), List.of());
             if (ids.isEmpty()) {
                 missing++;
             }

@@ -5,6 +5,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -55,8 +56,13 @@ public class InboxChannelsCheck implements HealthCheck {
                 continue;
             }
             String group = IdempotentChannels.attribute(config, channel, "group.id").orElse(null);
-            String clientId = IdempotentChannels.attribute(config, channel, "client.id")
-                    .orElse(inboxKafka ? "inbox-kafka-" + channel : null);
+            // the client ids to look for: the channel's own, or the connector's defaults; with SmallRye's concurrency
+            // attribute each copy of an inbox-kafka channel has its own (inbox-kafka-<channel>-<n>)
+            Pattern clientId = IdempotentChannels.attribute(config, channel, "client.id")
+                    .map(id -> Pattern.compile(Pattern.quote(id) + "(-\\d+)?"))
+                    .orElse(inboxKafka ? Pattern.compile(Pattern.quote("inbox-kafka-" + channel) + "(-\\d+)?")
+                            : Pattern.compile("consumer-" + Pattern.quote(String.valueOf(
+                                    IdempotentChannels.attribute(config, channel, "group.id").orElse(""))) + "-\\d+"));
             Duration sessionTimeout = IdempotentChannels.attribute(config, channel, "session.timeout.ms")
                     .map(ms -> Duration.ofMillis(Long.parseLong(ms.trim()))).orElse(SESSION_TIMEOUT_DEFAULT);
             response.withData(prefix + "group", String.valueOf(group));
@@ -64,18 +70,22 @@ public class InboxChannelsCheck implements HealthCheck {
             if (group == null) {
                 problem = Messages.format("HEALTH0101E", channel, "group.id");
             } else {
-                List<KafkaConsumers.Consumer> consumers = KafkaConsumers.of(clientId, group);
+                List<KafkaConsumers.Consumer> consumers = KafkaConsumers.of(clientId);
                 problem = consumers.isEmpty() ? Messages.format("HEALTH0102E", channel, group) : null;
+                long assigned = 0;
                 for (KafkaConsumers.Consumer consumer : consumers) {
-                    response.withData(prefix + "client", consumer.clientId());
-                    response.withData(prefix + "last-heartbeat", String.valueOf(consumer.lastHeartbeat()));
-                    response.withData(prefix + "assigned-partitions", consumer.assignedPartitions());
+                    String copy = consumers.size() == 1 ? prefix : prefix + consumer.clientId() + ".";
+                    response.withData(prefix + "client" + (consumers.size() == 1 ? "" : "." + consumer.clientId()),
+                            consumer.clientId());
+                    response.withData(copy + "last-heartbeat", String.valueOf(consumer.lastHeartbeat()));
+                    assigned += consumer.assignedPartitions();
                     if (consumer.lastHeartbeat() == null || consumer.lastHeartbeat().compareTo(sessionTimeout) > 0) {
                         problem = Messages.format("HEALTH0103E", channel, group, consumer.clientId(),
                                 consumer.lastHeartbeat() == null ? "never" : consumer.lastHeartbeat().toString(),
                                 sessionTimeout);
                     }
                 }
+                response.withData(prefix + "assigned-partitions", assigned);
             }
             if (problem == null && inboxKafka) {
                 for (InboxKafkaConnector.CommitLag lag : InboxKafkaConnector.commitLag(channel)) {

@@ -37,20 +37,18 @@ final class KafkaConsumers {
     }
 
     /**
-     * @param clientId the channel's {@code client.id}, or {@code null} when it has none: then the Kafka client's
-     *                 default names ({@code consumer-<group>-<n>}) are matched
-     * @param groupId  the channel's {@code group.id}
+     * @param clientIds the {@code client.id}s of the channel's consumers (one per copy of a channel with
+     *                  {@code concurrency}); the Kafka client's default names are {@code consumer-<group>-<n>}
      * @return the matching consumers of this JVM, none when the channel has no open consumer
      */
-    static List<Consumer> of(String clientId, String groupId) {
-        Pattern defaultName = Pattern.compile("consumer-" + Pattern.quote(groupId) + "-\\d+");
+    static List<Consumer> of(Pattern clientIds) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         List<Consumer> found = new ArrayList<>();
         try {
             for (ObjectName name : server.queryNames(
                     new ObjectName("kafka.consumer:type=consumer-coordinator-metrics,client-id=*"), null)) {
                 String id = ObjectName.unquote(quoted(name.getKeyProperty("client-id")));
-                if (clientId != null ? id.equals(clientId) : defaultName.matcher(id).matches()) {
+                if (clientIds.matcher(id).matches()) {
                     double seconds = number(server.getAttribute(name, "last-heartbeat-seconds-ago"));
                     double assigned = number(server.getAttribute(name, "assigned-partitions"));
                     found.add(new Consumer(id, Double.isNaN(seconds) || seconds < 0 ? null
