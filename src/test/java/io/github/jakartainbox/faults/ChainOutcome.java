@@ -30,17 +30,23 @@ import org.junit.jupiter.api.function.Executable;
  * @param issuedExtra     records beyond one per invoice (published more than once)
  * @param issuedWrongId   records whose {@code event_id} header is not the one of the invoice's outbox row
  * @param mailed          invoices with their mail at the SMTP server and recorded as sent
- * @param unmailed        invoices without a mail at the SMTP server or without the record of it
+ * @param refused         invoices whose customer's address the SMTP server refused ({@link FaultRun.MailFault}):
+ *                        no mail at the server, {@code mail_status} failed, as expected
+ * @param uncertain       invoices whose mail had no final reply: exactly one copy at the server,
+ *                        {@code mail_status} uncertain, as expected
+ * @param unmailed        invoices without a mail at the SMTP server or without the record of it, or whose outcome is
+ *                        not the one their customer's SMTP fault calls for
  * @param mailsDuplicated mails beyond one per invoice
  * @param unexplained     of those, the ones the crash window does not explain (another Message-ID, or the mailer's
  *                        inbox without exactly one row for the event)
  * @param mailerLag       records of the run's {@code invoices.issued} topic not committed by the mailer's group
  */
 record ChainOutcome(long invoices, long issuedRecords, long issuedMissing, long issuedExtra, long issuedWrongId,
-                    long mailed, long unmailed, long mailsDuplicated, long unexplained, long mailerLag) {
+                    long mailed, long refused, long uncertain, long unmailed, long mailsDuplicated, long unexplained,
+                    long mailerLag) {
 
-    /** An invoice as the checks need it: its order (record key), recipient, outbox event id, recorded Message-ID. */
-    private record Invoice(String orderId, String email, String eventId, String recordedMessageId,
+    /** An invoice as the checks need it: its order, recipient, outbox event id, recorded Message-ID and mail status. */
+    private record Invoice(String orderId, String email, String eventId, String recordedMessageId, String status,
                            long mailerRows) {
     }
 
@@ -49,13 +55,16 @@ record ChainOutcome(long invoices, long issuedRecords, long issuedMissing, long 
         List<Invoice> invoices = new ArrayList<>();
         // the outbox row of an invoice: the one whose payload names it (billing records exactly one per invoice)
         List<String> rows = db.texts("SELECT concat_ws(' ', v.order_id, v.customer_email, o.event_id::text, "
-                + "coalesce(v.mail_message_id, '-'), (SELECT count(*) FROM inbox i WHERE i.consumer = 'mailer' "
+                + "coalesce(v.mail_message_id, '-'), coalesce(v.mail_status, '-'), "
+                + "(SELECT count(*) FROM inbox i WHERE i.consumer = 'mailer' "
                 + "AND i.event_id = o.event_id::text)) FROM invoice v LEFT JOIN outbox o "
                 + "ON o.payload::jsonb ->> 'invoice_id' = v.id::text");
         for (String row : rows) {
             String[] f = row.split(" ");
-            invoices.add(new Invoice(f[0], f[1], f.length > 4 ? f[2] : null,
-                    f.length > 4 && !f[3].equals("-") ? f[3] : null, Long.parseLong(f[f.length - 1])));
+            boolean outboxRow = f.length > 5;
+            invoices.add(new Invoice(f[0], f[1], outboxRow ? f[2] : null,
+                    outboxRow && !f[3].equals("-") ? f[3] : null, f[f.length - 2].equals("-") ? null : f[f.length - 2],
+                    Long.parseLong(f[f.length - 1])));
         }
         Map<String, List<String>> issued = kafka.eventIdsByKey(run.issuedTopic);
         long records = issued.values().stream().mapToLong(List::size).sum();
@@ -63,6 +72,8 @@ record ChainOutcome(long invoices, long issuedRecords, long issuedMissing, long 
         long extra = 0;
         long wrongId = 0;
         long mailed = 0;
+        long refused = 0;
+        long uncertain = 0;
         long duplicated = 0;
         long unexplained = 0;
         Map<String, Integer> copies = new HashMap<>();
@@ -78,7 +89,16 @@ record ChainOutcome(long invoices, long issuedRecords, long issuedMissing, long 
             String expected = invoice.eventId() == null ? null : "<" + invoice.eventId() + "@invoices.billing.jakarta-inbox>";
             List<String> mails = mailsByRecipient.getOrDefault(invoice.email(), List.of());
             long right = mails.stream().filter(m -> m.equals(expected)).count();
-            if (right >= 1 && expected.equals(invoice.recordedMessageId())) {
+            FaultRun.MailFault fault = FaultRun.MailFault.of(invoice.email());
+            String status = fault == null ? "sent" : fault.status;
+            if (!status.equals(invoice.status())) {
+                System.out.printf("  invoice of %s: mail_status %s, expected %s%n", invoice.email(), invoice.status(),
+                        status);
+            } else if (status.equals("failed") && mails.isEmpty()) {
+                refused++;
+            } else if (status.equals("uncertain") && right == 1 && mails.size() == 1) {
+                uncertain++; // the server has the one copy it accepted; it was not sent again
+            } else if (status.equals("sent") && right >= 1 && expected.equals(invoice.recordedMessageId())) {
                 mailed++;
             }
             if (mails.size() > 1) {
@@ -94,8 +114,8 @@ record ChainOutcome(long invoices, long issuedRecords, long issuedMissing, long 
             System.out.printf("  invoices mailed more than once, by number of copies: %s%n", copies);
         }
         long lag = kafka.lag(run.mailerGroup, run.issuedTopic);
-        return new ChainOutcome(invoices.size(), records, missing, extra, wrongId, mailed, invoices.size() - mailed,
-                duplicated, unexplained, lag);
+        return new ChainOutcome(invoices.size(), records, missing, extra, wrongId, mailed, refused, uncertain,
+                invoices.size() - mailed - refused - uncertain, duplicated, unexplained, lag);
     }
 
     /**
@@ -107,7 +127,20 @@ record ChainOutcome(long invoices, long issuedRecords, long issuedMissing, long 
      *               relay's or the mailer's window)
      */
     List<Executable> assertions(String where, boolean strict) {
+        return assertions(where, strict, 0, 0);
+    }
+
+    /**
+     * @param refusedExpected   invoices whose customer the SMTP server refuses ({@link FaultRun.MailFault#REFUSED})
+     * @param uncertainExpected invoices whose mail gets no final reply ({@link FaultRun.MailFault#STALLED},
+     *                          {@link FaultRun.MailFault#DROPPED})
+     */
+    List<Executable> assertions(String where, boolean strict, long refusedExpected, long uncertainExpected) {
         List<Executable> checks = new ArrayList<>(List.of(
+                () -> assertEquals(refusedExpected, refused, where + "invoices refused by the SMTP server: not mailed, "
+                        + "mail_status failed"),
+                () -> assertEquals(uncertainExpected, uncertain, where + "invoices without a final reply: one copy at "
+                        + "the server, mail_status uncertain"),
                 () -> assertEquals(0, issuedMissing, where + "invoices without an invoices.issued record (lost)"),
                 () -> assertEquals(0, issuedWrongId, where + "invoices.issued records with another event id than "
                         + "their outbox row's"),

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import io.github.jakartainbox.it.Db;
+import io.github.jakartainbox.testing.SmtpFaultProxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,7 +49,7 @@ class FaultInjectionIT {
     private static final Duration STALL = Duration.ofSeconds(60);
     private static final Duration CANARY = Duration.ofSeconds(60);
     /** Scenario numbers to run ({@code -Dfaults.scenarios=1,5}), all by default. */
-    private static final String SCENARIOS = System.getProperty("faults.scenarios", "1,2,3,4,5,6,7,8,9,10");
+    private static final String SCENARIOS = System.getProperty("faults.scenarios", "1,2,3,4,5,6,7,8,9,10,11");
     /**
      * Delivery modes of the order channels to run the scenarios in ({@code -Dfaults.modes=grouped}): {@code grouped}
      * (inbox-kafka, the example's default) and {@code per-message} (liberty-kafka). Scenario 10 (Kafka transactions)
@@ -70,6 +71,8 @@ class FaultInjectionIT {
     private static FaultServer a;
     private static FaultServer b;
     private static FaultReport report;
+    /** Scenario 11's SMTP proxy in front of the suite's SMTP server, closed when the scenario ends. */
+    private static SmtpFaultProxy smtpProxy;
     private static final Thread CLEANUP = new Thread(FaultInjectionIT::stopEverything, "fault-suite-cleanup");
 
     /** A fault injected while the service consumes the run's records. */
@@ -123,6 +126,8 @@ class FaultInjectionIT {
             tests.add(scenario(8, "kill -9 while mails are sent, restart" + suffix, 3, mode, this::killWhileMailing));
             tests.add(scenario(9, "kill -9 after the billing commits, before the relay ran" + suffix,
                     HELD_BACK_EVENTS, 3, true, mode, false, this::killBeforeRelay));
+            tests.add(scenario(11, "a slow and refusing SMTP server" + suffix, EVENTS, 3, false, mode, false, true,
+                    this::slowAndRefusingSmtp));
             if (mode.equals(FaultRun.GROUPED)) {
                 tests.add(scenario(10, "Kafka transactions committed and aborted, kill -9, restart" + suffix,
                         EVENTS, 3, false, mode, true, this::killAndRestart));
@@ -212,6 +217,23 @@ class FaultInjectionIT {
     }
 
     /**
+     * The mailer behind an SMTP proxy that refuses, defers, cuts, delays and drops the mails of some customers
+     * ({@link FaultRun.MailFault}), with a final-reply timeout of 3 s, while the service works through the load: the
+     * refused ones are never sent, the ones without a final reply are sent once and not again, the others once, and
+     * none holds up the customers behind it.
+     */
+    private void slowAndRefusingSmtp(FaultRun run) throws Exception {
+        smtpProxy = SmtpFaultProxy.start("127.0.0.1", PrivateSmtp.PORT);
+        smtpProxy.rule(FaultRun.MailFault.REFUSED.prefix, SmtpFaultProxy.Fault.REJECT_550);
+        smtpProxy.rule(FaultRun.MailFault.DEFERRED.prefix, SmtpFaultProxy.Fault.defer451(2));
+        smtpProxy.rule(FaultRun.MailFault.CUT.prefix, SmtpFaultProxy.Fault.DROP_IN_DATA.times(1));
+        smtpProxy.rule(FaultRun.MailFault.SLOW.prefix, SmtpFaultProxy.Fault.holdFinalReply(Duration.ofSeconds(1)));
+        smtpProxy.rule(FaultRun.MailFault.STALLED.prefix, SmtpFaultProxy.Fault.holdFinalReply(Duration.ofSeconds(6)));
+        smtpProxy.rule(FaultRun.MailFault.DROPPED.prefix, SmtpFaultProxy.Fault.DROP_AFTER_DATA);
+        start(run, a, Map.of("SMTP_PORT", String.valueOf(smtpProxy.port()), "BILLING_MAIL_FINAL_REPLY_TIMEOUT", "PT3S"));
+    }
+
+    /**
      * Prepares a run (database, topic, records on it), injects the fault, settles, kills the servers (the checks
      * are read), adds the row to the table and asserts the guarantee.
      */
@@ -227,9 +249,15 @@ class FaultInjectionIT {
      */
     private DynamicTest scenario(int number, String name, int events, int poison, boolean strict, String mode,
                                  boolean transactional, Fault body) {
+        return scenario(number, name, events, poison, strict, mode, transactional, false, body);
+    }
+
+    /** @param mailFaults some customers' addresses name an SMTP fault ({@link FaultRun.MailFault}) */
+    private DynamicTest scenario(int number, String name, int events, int poison, boolean strict, String mode,
+                                 boolean transactional, boolean mailFaults, Fault body) {
         String fault = number + ". " + name;
         return dynamicTest(fault, () -> {
-            FaultRun run = new FaultRun(fault, events, poison, RANDOM, mode, transactional);
+            FaultRun run = new FaultRun(fault, events, poison, RANDOM, mode, transactional, mailFaults);
             System.out.printf("%s: run %s, %,d records%n", fault, run.id, run.records.size());
             Outcome outcome;
             ChainOutcome chain;
@@ -264,11 +292,19 @@ class FaultInjectionIT {
             } finally {
                 a.discard();
                 b.discard();
+                if (smtpProxy != null) {
+                    smtpProxy.close();
+                    smtpProxy = null;
+                }
                 smtp.purge(); // this scenario's mails are counted (or it failed): GreenMail keeps mails in memory
             }
             report.add(outcome, chain);
             report.write(REPORT);
-            List<Executable> mailChecks = chain.assertions(outcome.where(), strict);
+            long refused = run.events.stream().filter(e -> FaultRun.MailFault.of(e.orderId())
+                    == FaultRun.MailFault.REFUSED).count();
+            long uncertain = run.events.stream().map(e -> FaultRun.MailFault.of(e.orderId()))
+                    .filter(f -> f != null && f.status.equals("uncertain")).count();
+            List<Executable> mailChecks = chain.assertions(outcome.where(), strict, refused, uncertain);
             outcome.assertGuarantees(mailChecks);
         });
     }
@@ -294,7 +330,8 @@ class FaultInjectionIT {
         } while (lag != 0 && System.nanoTime() < deadline);
         log(run, "canary " + (canary ? "processed" : "NOT processed") + ", uncommitted records " + lag);
         long invoices = db.number("SELECT count(*) FROM invoice");
-        long mailed = await(run, "SELECT count(*) FROM invoice WHERE mailed_at IS NOT NULL", invoices);
+        // sent, or refused or uncertain (scenario 11): each invoice's mail reached an outcome
+        long mailed = await(run, "SELECT count(*) FROM invoice WHERE mail_status IS NOT NULL", invoices);
         long mailerLag;
         deadline = System.nanoTime() + CANARY.toNanos();
         do {

@@ -21,7 +21,7 @@ final class FaultReport {
 
     synchronized void add(Outcome o, ChainOutcome c) {
         rows.add(String.format(Locale.ROOT, "| %s | %,d | %,d | %s | %,d | %,d | %,d / %,d | %d / %d | %d / %d | %d → %d / %d%s "
-                        + "| %,d: %d lost, %d twice%s | %,d / %d | %d%s | %s | %s |",
+                        + "| %,d: %d lost, %d twice%s | %,d / %d / %d / %d | %d%s | %s | %s |",
                 o.fault(), o.events(), o.records(),
                 (o.lostBilling() > 0 ? "n/a" : o.extraDeliveries() < 0 ? "≥ 0 (undercounted by "
                         + String.format(Locale.ROOT, "%,d", -o.extraDeliveries()) + " or more)"
@@ -32,7 +32,7 @@ final class FaultReport {
                 o.goodDeadLettered() > 0 ? " (+" + o.goodDeadLettered() + " good!)" : "",
                 c.issuedRecords(), c.issuedMissing(), c.issuedExtra(),
                 c.issuedWrongId() > 0 ? ", " + c.issuedWrongId() + " with another id!" : "",
-                c.mailed(), c.unmailed(), c.mailsDuplicated(),
+                c.mailed(), c.refused(), c.uncertain(), c.unmailed(), c.mailsDuplicated(),
                 c.unexplained() > 0 ? " (" + c.unexplained() + " unexplained!)" : "",
                 o.canary() && o.lag() == 0 && c.mailerLag() == 0 ? "yes"
                         : o.canary() ? "lag " + o.lag() + " / mailer " + c.mailerLag() : "NO", seconds(o.wall())));
@@ -50,7 +50,7 @@ final class FaultReport {
                 .append("| fault | events | records produced | extra deliveries | duplicates skipped (billing) "
                         + "| invoices | inbox rows billing / analytics | lost billing / analytics "
                         + "| duplicated billing / analytics | poison → dead-lettered billing / analytics "
-                        + "| invoices.issued records | invoices mailed / unmailed | mails duplicated "
+                        + "| invoices.issued records | invoices mailed / refused / uncertain / unmailed | mails duplicated "
                         + "| canary | wall time |\n")
                 .append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|\n");
         rows.forEach(r -> md.append(r).append('\n'));
@@ -76,8 +76,11 @@ final class FaultReport {
                         invoices without one; *twice*: records beyond one per invoice (at least once: a relay that \
                         died between the broker's acknowledgement and its mark sends the row again, same event id).
                         - *invoices mailed*: invoices (canary included) whose mail, Message-ID derived from the \
-                        invoices.issued event id, is at the suite's SMTP server and recorded as sent; *unmailed*: the \
-                        others (must be 0).
+                        invoices.issued event id, is at the suite's SMTP server and recorded as sent; *refused*: \
+                        invoices whose customer the SMTP server refused with 550 (scenario 11): no mail, \
+                        mail_status failed; *uncertain*: invoices whose mail got no reply to its end of data \
+                        (scenario 11): exactly one copy at the server, not sent again, mail_status uncertain; \
+                        *unmailed*: the others (must be 0).
                         - *mails duplicated*: mails beyond one per invoice, counted by Message-ID. Each must be \
                         explained by the window between the SMTP server's acceptance and the mailer's commit: same \
                         Message-ID as the recorded mail, and the mailer's inbox holds the event once (the extra copy \

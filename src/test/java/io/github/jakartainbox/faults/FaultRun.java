@@ -76,6 +76,15 @@ final class FaultRun {
      * @param transactional whether {@link #send} writes through transactional producers, with aborted transactions
      */
     FaultRun(String fault, int events, int poison, Random random, String mode, boolean transactional) {
+        this(fault, events, poison, random, mode, transactional, false);
+    }
+
+    /**
+     * @param mailFaults whether some customers' addresses name an SMTP fault ({@link MailFault}): 1 % of the events
+     *                   each (at least 3), taken from the first events
+     */
+    FaultRun(String fault, int events, int poison, Random random, String mode, boolean transactional,
+             boolean mailFaults) {
         this.mode = mode;
         this.transactional = transactional;
         this.fault = fault;
@@ -86,13 +95,65 @@ final class FaultRun {
         this.issuedTopic = "invoices.issued." + id;
         this.mailerGroup = "mailer-" + id;
         this.database = "faults_" + id;
-        this.events = SampleEvents.events(id, events);
+        this.events = mailFaults ? withMailFaults(SampleEvents.events(id, events), id) : SampleEvents.events(id, events);
         this.poison = poison(id, poison);
         List<Event> all = new ArrayList<>(SampleEvents.repeated(this.events, MAX_DELIVERIES, random));
         all.addAll(SampleEvents.repeated(this.poison, MAX_DELIVERIES, random));
         Collections.shuffle(all, random);
         this.records = List.copyOf(all);
         this.canary = SampleEvents.event(UuidV7.at(Instant.now()), id + "-canary", "1.00", "EUR");
+    }
+
+    /**
+     * SMTP faults chosen by the customer's address (the order id is the address's local part): what the suite's
+     * SMTP proxy does to a mail for such a customer, and what the mailer must make of it.
+     */
+    enum MailFault {
+        /** 550 to RCPT: dead-lettered at once, never sent, the invoice's mail_status failed */
+        REFUSED("refused-", "failed"),
+        /** 451 to RCPT twice, then accepted: sent once */
+        DEFERRED("deferred-", "sent"),
+        /** the connection dropped in the middle of the data once: nothing accepted, sent once */
+        CUT("cut-", "sent"),
+        /** the final reply held 1 s, under the final-reply timeout: sent once */
+        SLOW("slow-", "sent"),
+        /** the final reply held 6 s, over the final-reply timeout: accepted, not sent again, mail_status uncertain */
+        STALLED("stalled-", "uncertain"),
+        /** the connection dropped after the end of data: accepted, not sent again, mail_status uncertain */
+        DROPPED("dropped-", "uncertain");
+
+        final String prefix;
+        /** the invoice's {@code mail_status} at the end */
+        final String status;
+
+        MailFault(String prefix, String status) {
+            this.prefix = prefix;
+            this.status = status;
+        }
+
+        /** @return the fault an address names, {@code null} for an ordinary customer */
+        static MailFault of(String email) {
+            for (MailFault f : values()) {
+                if (email.startsWith(f.prefix)) {
+                    return f;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** The first events, 1 % each (at least 3), get customers whose address names a {@link MailFault}. */
+    private static List<Event> withMailFaults(List<Event> events, String run) {
+        int each = Math.max(3, events.size() / 100);
+        List<Event> list = new ArrayList<>(events);
+        int i = 0;
+        for (MailFault fault : MailFault.values()) {
+            for (int k = 0; k < each && i < list.size(); k++, i++) {
+                Event e = list.get(i);
+                list.set(i, SampleEvents.event(e.eventId(), fault.prefix + run + "-" + k, "129.90", "EUR"));
+            }
+        }
+        return list;
     }
 
     /**
