@@ -304,7 +304,9 @@ class FaultInjectionIT {
                     == FaultRun.MailFault.REFUSED).count();
             long uncertain = run.events.stream().map(e -> FaultRun.MailFault.of(e.orderId()))
                     .filter(f -> f != null && f.status.equals("uncertain")).count();
-            List<Executable> mailChecks = chain.assertions(outcome.where(), strict, refused, uncertain);
+            long cut = run.events.stream().filter(e -> FaultRun.MailFault.of(e.orderId()) == FaultRun.MailFault.CUT)
+                    .count();
+            List<Executable> mailChecks = chain.assertions(outcome.where(), strict, refused, uncertain, cut);
             outcome.assertGuarantees(mailChecks);
         });
     }

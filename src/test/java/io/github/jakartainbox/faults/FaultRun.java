@@ -113,7 +113,11 @@ final class FaultRun {
         REFUSED("refused-", "failed"),
         /** 451 to RCPT twice, then accepted: sent once */
         DEFERRED("deferred-", "sent"),
-        /** the connection dropped in the middle of the data once: nothing accepted, sent once */
+        /**
+         * the connection dropped in the middle of the data once, nothing accepted: sent once when the client's write
+         * meets the drop; uncertain, not sent again, when the whole message was already in the connection's buffers
+         * (the client cannot tell this from a drop after the end of data), so no copy at the server
+         */
         CUT("cut-", "sent"),
         /** the final reply held 1 s, under the final-reply timeout: sent once */
         SLOW("slow-", "sent"),
