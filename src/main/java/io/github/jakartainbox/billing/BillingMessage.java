@@ -62,7 +62,19 @@ enum BillingMessage {
     BILLING0214E(Level.SEVERE, "{0} failed (incident {1}); the server log has the details under this incident number."),
     BILLING0219W(Level.WARNING, "Topic {0} has {1} partition(s), fewer than the {2} of {3}: fewer mailer threads can work at once. Add partitions with kafka-topics.sh --alter --partitions {2} (one customer''s mails may then go out of order once)."),
     BILLING0220W(Level.WARNING, "Topic {0} could not be created or checked with {1} partitions: {2}. The first producer or consumer may create it with the broker''s default partition count."),
-    BILLING0215W(Level.WARNING, "Consumer group order-status, order {0}: the database is unavailable; the delivery stays unacknowledged and is tried again in {1} ms. Cause: {2}");
+    BILLING0215W(Level.WARNING, "Consumer group order-status, order {0}: the database is unavailable; the delivery stays unacknowledged and is tried again in {1} ms. Cause: {2}"),
+
+    // 023x: requests the REST API refuses (RequestGuard, QueryParams, JmsOrderResource): the answer's body starts with the id
+    BILLING0230E(Level.SEVERE, "Refused {0} {1} from another site (Origin {2}, Sec-Fetch-Site {3}); this service''s origin is {4}. The API takes changes only from its own page or from origins in billing.api.allowed-origins, so that a page elsewhere cannot act with an operator''s browser login. A script or tool sends no Origin header and is not refused; behind a reverse proxy that changes the host or scheme, add the public origin to billing.api.allowed-origins."),
+    BILLING0231E(Level.SEVERE, "Refused {0} {1}: a read of the API by a page of another site (Sec-Fetch-Site {2}, Sec-Fetch-Mode {3}, Origin {4}); its data is for this service''s own page. Open the URL directly, call it from a tool (no Origin header), or add the page''s origin to billing.api.allowed-origins."),
+    BILLING0232E(Level.SEVERE, "{0} {1} takes a body of type application/json only, got Content-Type {2}. Send the event as UTF-8 JSON with the header Content-Type: application/json."),
+    BILLING0233E(Level.SEVERE, "The body of {0} {1} cannot be used: {2}. Send it uncompressed (no Content-Encoding header), as plain UTF-8 JSON of at most {3} bytes."),
+    BILLING0234E(Level.SEVERE, "The body of {0} {1} is {2}, more than the {3} bytes an order event may have; nothing was sent. Send one orders.confirmed event (a few hundred bytes of JSON)."),
+    BILLING0235E(Level.SEVERE, "The body of {0} {1} is not UTF-8 text; a JMS TextMessage carries text only, so it cannot be sent as it is. Send the event as UTF-8 JSON."),
+    BILLING0236E(Level.SEVERE, "{0} must be a number from {1} to {2}, got {3}."),
+    BILLING0237E(Level.SEVERE, "{0} must be an ISO-8601 duration from PT0S to {1} (e.g. PT10M, P2D), got {2}."),
+    BILLING0238E(Level.SEVERE, "{0} {1}, got {2}."),
+    BILLING0239E(Level.SEVERE, "Configuration key billing.api.allowed-origins holds ''{0}'', which is not an origin (scheme://host or scheme://host:port, e.g. https://ops.example.com, without a path); it is ignored, so requests from it are refused as cross-site.");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
 

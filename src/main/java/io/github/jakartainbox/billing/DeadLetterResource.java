@@ -2,7 +2,6 @@ package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.InboxDeadLetters;
 import io.github.jakartainbox.inbox.InboxDeadLetters.DeadLetter;
-import io.github.jakartainbox.inbox.Printable;
 import io.github.jakartainbox.inbox.Utf8;
 import io.github.jakartainbox.outbox.Outbox;
 import jakarta.annotation.Resource;
@@ -89,8 +88,8 @@ public class DeadLetterResource {
     /**
      * @param consumer only this consumer's, when given: one of the service's consumers (400 otherwise)
      * @param open     {@code true} (the default): only those neither re-driven nor discarded; {@code false}: all,
-     *                 re-driven and discarded ones included
-     * @param limit    the most returned, 1 to 1000, newest failure first
+     *                 re-driven and discarded ones included (400 for anything else)
+     * @param limit    the most returned, 1 to 1000 (400 otherwise), newest failure first
      * @return the dead letters, without payloads
      * @throws SQLException when the database cannot be read (500)
      */
@@ -98,12 +97,9 @@ public class DeadLetterResource {
     public List<DeadLetter> list(@QueryParam("consumer") String consumer,
                                  @QueryParam("open") @DefaultValue("true") String open,
                                  @QueryParam("limit") @DefaultValue("100") String limit) throws SQLException {
-        if (!open.equals("true") && !open.equals("false")) {
-            throw QueryParams.badRequest("open must be true or false, got " + Printable.of(open, 20));
-        }
-        if (consumer != null && !consumer.isBlank() && !ALL_CONSUMERS.contains(consumer)) {
-            throw QueryParams.badRequest("consumer must be one of " + String.join(", ", ALL_CONSUMERS)
-                    + " (or left out for all), got " + Printable.of(consumer, 60));
+        QueryParams.oneOf("open", open, List.of("true", "false"));
+        if (consumer != null && !consumer.isBlank()) {
+            QueryParams.oneOf("consumer", consumer, ALL_CONSUMERS);
         }
         return deadLetters.list(consumer == null || consumer.isBlank() ? null : consumer, open.equals("true"),
                 QueryParams.limit(limit, InboxDeadLetters.MAX_LIMIT));
@@ -112,7 +108,7 @@ public class DeadLetterResource {
     /**
      * The stored payload, byte for byte (the operator page shows it).
      *
-     * @param id the dead letter's id
+     * @param idText the dead letter's id, 1 to {@link Long#MAX_VALUE} (400 otherwise)
      * @return 200 with the payload as {@code application/octet-stream}; 404 when there is no such row or it kept
      *         no payload
      * @throws SQLException when the database cannot be read (500)
@@ -120,12 +116,13 @@ public class DeadLetterResource {
     @GET
     @Path("/{id}/payload")
     @Produces(MediaType.APPLICATION_OCTET_STREAM)
-    public byte[] payload(@PathParam("id") long id) throws SQLException {
+    public byte[] payload(@PathParam("id") String idText) throws SQLException {
+        long id = QueryParams.id("id", idText);
         return deadLetters.payload(id).orElseThrow(() -> new NotFoundException("dead letter " + id + " has no payload"));
     }
 
     /**
-     * @param id the dead letter's id
+     * @param idText the dead letter's id, 1 to {@link Long#MAX_VALUE} (400 otherwise)
      * @return 200 with the row after the broker acknowledged the send (a mailer's dead letter: after the commit that
      *         recorded it in the outbox and marked the row); 404 when there is no such row, 409 when
      *         it is not open, has no usable event id or no stored payload, belongs to another service's consumer,
@@ -138,7 +135,8 @@ public class DeadLetterResource {
      */
     @POST
     @Path("/{id}/redrive")
-    public DeadLetter redrive(@PathParam("id") long id) throws SQLException {
+    public DeadLetter redrive(@PathParam("id") String idText) throws SQLException {
+        long id = QueryParams.id("id", idText);
         DeadLetter letter = open(id);
         boolean mailer = letter.consumer().equals(MAILER);
         if (!mailer && !CONSUMERS.contains(letter.consumer())) {
@@ -271,13 +269,14 @@ public class DeadLetterResource {
     }
 
     /**
-     * @param id the dead letter's id
+     * @param idText the dead letter's id, 1 to {@link Long#MAX_VALUE} (400 otherwise)
      * @return 200 with the row; 404 when there is no such row, 409 when it is not open
      * @throws SQLException when the database cannot be written (500)
      */
     @DELETE
     @Path("/{id}")
-    public DeadLetter discard(@PathParam("id") long id) throws SQLException {
+    public DeadLetter discard(@PathParam("id") String idText) throws SQLException {
+        long id = QueryParams.id("id", idText);
         DeadLetter letter = open(id);
         if (!deadLetters.discard(id, user())) {
             throw conflict("dead letter " + id + " was resolved by someone else meanwhile");

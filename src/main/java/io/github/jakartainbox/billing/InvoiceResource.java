@@ -10,7 +10,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,13 +28,14 @@ public class InvoiceResource {
     Invoices invoices;
 
     /**
-     * @param orderId only this order's invoices, when given
+     * @param orderId only this order's invoices, when given: at most {@value OrderConfirmed#MAX_ORDER_ID_CHARS}
+     *                characters, as an order id may have (400 otherwise)
      * @param limit   the most invoices returned, 1 to 1000, newest first (400 otherwise)
      * @return the invoices
      */
     @GET
     public List<Invoice> list(@QueryParam("orderId") String orderId, @QueryParam("limit") @DefaultValue("100") String limit) {
-        return invoices.list(QueryParams.text("orderId", orderId), QueryParams.limit(limit, 1000));
+        return invoices.list(QueryParams.text("orderId", orderId, OrderConfirmed.MAX_ORDER_ID_CHARS), QueryParams.limit(limit, 1000));
     }
 
     /** @return {@code {"count": n}} */
@@ -47,7 +47,8 @@ public class InvoiceResource {
 
     /**
      * @param olderThan ISO-8601 duration an invoice may wait for its mail (default {@code billing.mail.unmailed-after},
-     *                  PT10M); 400 when it is not a positive duration
+     *                  PT10M); 400 when it is not a duration from PT0S to P3650D (beyond that PostgreSQL's
+     *                  timestamps overflow: P99999999999D answered 500)
      * @param limit     the most invoices listed, 1 to 1000, oldest first
      * @return {@code {"olderThan":"PT10M","count":n,"invoices":[...]}}: invoices without a recorded mail
      */
@@ -55,24 +56,12 @@ public class InvoiceResource {
     @Path("/unmailed")
     public Map<String, Object> unmailed(@QueryParam("olderThan") String olderThan,
                                         @QueryParam("limit") @DefaultValue("100") String limit) {
-        Duration delay = olderThan == null ? BillingMetrics.unmailedAfter() : duration(olderThan);
+        Duration delay = olderThan == null ? BillingMetrics.unmailedAfter()
+                : QueryParams.duration("olderThan", olderThan);
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("olderThan", delay.toString());
         answer.put("count", invoices.unmailedCount(delay));
         answer.put("invoices", invoices.unmailed(delay, QueryParams.limit(limit, 1000)));
         return answer;
-    }
-
-    private static Duration duration(String text) {
-        try {
-            Duration value = Duration.parse(text.trim());
-            if (!value.isNegative()) {
-                return value;
-            }
-        } catch (DateTimeParseException e) {
-            // answered below
-        }
-        throw QueryParams.badRequest("olderThan must be an ISO-8601 duration such as PT10M, got "
-                + io.github.jakartainbox.inbox.Printable.of(text, 20));
     }
 }

@@ -57,23 +57,23 @@ public class OutboxResource {
     }
 
     /**
-     * @param id the row
+     * @param id the row, 1 to {@link Long#MAX_VALUE} (400 otherwise)
      * @return 204, 404 for no such row, 409 for a row delivered or given up already
      */
     @POST
     @Path("/{id}/retry")
-    public Response retry(@PathParam("id") long id) {
-        return answer(outbox.retry(id, security.getUserPrincipal().getName()));
+    public Response retry(@PathParam("id") String id) {
+        return answer(outbox.retry(QueryParams.id("id", id), security.getUserPrincipal().getName()));
     }
 
     /**
-     * @param id the row
+     * @param id the row, 1 to {@link Long#MAX_VALUE} (400 otherwise)
      * @return 204, 404 for no such row, 409 for a row delivered or given up already
      */
     @DELETE
     @Path("/{id}")
-    public Response giveUp(@PathParam("id") long id) {
-        return answer(outbox.giveUp(id, security.getUserPrincipal().getName()));
+    public Response giveUp(@PathParam("id") String id) {
+        return answer(outbox.giveUp(QueryParams.id("id", id), security.getUserPrincipal().getName()));
     }
 
     private static Response answer(OutboxOperations.Outcome outcome) {

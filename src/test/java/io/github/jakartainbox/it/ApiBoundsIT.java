@@ -1,0 +1,180 @@
+package io.github.jakartainbox.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Random;
+import java.util.zip.GZIPOutputStream;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Walks every endpoint of the REST API with values out of range (limits and ids huge, negative, non-numeric;
+ * durations absurd; strings overlong; bodies of the wrong type, compressed, too large, not UTF-8): each answers 4xx
+ * with a JSON body that starts with a message id, never 500 ({@code P99999999999D} was a PostgreSQL range error,
+ * gzip garbage an {@code IllegalHttpBodyException}, both 500).
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class ApiBoundsIT {
+
+    private static final String API = TestEnv.url("/billing/api");
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final String LONG = "x".repeat(5000);
+    private static final List<String> BAD_NUMBERS = List.of("abc", "-1", "0", "1.5", "99999999999999999999",
+            "9223372036854775808", "%20", "1e3", "0x10");
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.billingWithProbes();
+    }
+
+    private record Case(String method, String path, String contentType, String contentEncoding, byte[] body,
+                        int status, String id, String says) {
+    }
+
+    private static Case get(String path, String id, String says) {
+        return new Case("GET", path, null, null, null, 400, id, says);
+    }
+
+    private static String q(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8);
+    }
+
+    private static HttpResponse<String> send(Case c, HttpRequest.BodyPublisher body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(API + c.path())).timeout(Duration.ofSeconds(60))
+                .version(HttpClient.Version.HTTP_1_1) // no h2c upgrade: a body of unknown length goes chunked
+                .method(c.method(), body).header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+                        (Api.OPERATOR.name() + ":" + Api.OPERATOR.password()).getBytes(StandardCharsets.UTF_8)));
+        if (c.contentType() != null) {
+            request.header("Content-Type", c.contentType());
+        }
+        if (c.contentEncoding() != null) {
+            request.header("Content-Encoding", c.contentEncoding());
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void check(Case c, HttpResponse<String> response, List<String> failures) {
+        String what = c.method() + " " + c.path().substring(0, Math.min(c.path().length(), 90));
+        if (response.statusCode() != c.status() || !response.body().startsWith("{\"error\":\"" + c.id() + ": ")
+                || !response.body().contains(c.says())
+                || !response.headers().firstValue("Content-Type").orElse("").startsWith("application/json")) {
+            failures.add(what + " -> " + response.statusCode() + " " + response.body().substring(0,
+                    Math.min(300, response.body().length())) + " (expected " + c.status() + " " + c.id() + " saying '"
+                    + c.says() + "')");
+        }
+    }
+
+    @Test
+    void everyParameterOutOfRangeIsA400WithAMessageIdNever500() throws Exception {
+        List<Case> cases = new ArrayList<>();
+        for (String bad : BAD_NUMBERS) {
+            cases.add(get("/invoices?limit=" + bad, "BILLING0236E", "limit must be a number from 1 to 1000"));
+            cases.add(get("/invoices/unmailed?limit=" + bad, "BILLING0236E", "limit must be a number from 1 to 1000"));
+            cases.add(get("/outbox/failing?limit=" + bad, "BILLING0236E", "limit must be a number from 1 to 1000"));
+            cases.add(get("/dead-letters?limit=" + bad, "BILLING0236E", "limit must be a number from 1 to 1000"));
+            String id = "id must be a number from 1 to 9223372036854775807";
+            cases.add(get("/dead-letters/" + bad + "/payload", "BILLING0236E", id));
+            cases.add(new Case("POST", "/dead-letters/" + bad + "/redrive", null, null, null, 400, "BILLING0236E", id));
+            cases.add(new Case("DELETE", "/dead-letters/" + bad, null, null, null, 400, "BILLING0236E", id));
+            cases.add(new Case("POST", "/outbox/" + bad + "/retry", null, null, null, 400, "BILLING0236E", id));
+            cases.add(new Case("DELETE", "/outbox/" + bad, null, null, null, 400, "BILLING0236E", id));
+        }
+        cases.add(get("/invoices?limit=1001", "BILLING0236E", "got 1001"));
+        cases.add(get("/dead-letters?limit=1001", "BILLING0236E", "got 1001"));
+        cases.add(get("/outbox/failing?limit=" + LONG, "BILLING0236E", "limit must be"));
+        for (String bad : List.of("P99999999999D", "P3651D", "PT87624H1S", "PT-1S", "-P1D", "abc", "", "P1Y",
+                "PT99999999999999999999S", LONG)) {
+            cases.add(get("/invoices/unmailed?olderThan=" + q(bad), "BILLING0237E",
+                    "olderThan must be an ISO-8601 duration from PT0S to P3650D"));
+        }
+        cases.add(get("/invoices?orderId=" + "o".repeat(201), "BILLING0238E", "orderId must have at most 200 characters"));
+        cases.add(get("/invoices?orderId=" + LONG, "BILLING0238E", "got 5000 characters"));
+        cases.add(get("/invoices?orderId=a%00b", "BILLING0238E", "orderId must not hold control characters"));
+        cases.add(get("/dead-letters?open=maybe", "BILLING0238E", "open must be one of true, false"));
+        cases.add(get("/dead-letters?open=" + LONG, "BILLING0238E", "open must be one of true, false"));
+        cases.add(get("/dead-letters?consumer=nobody", "BILLING0238E", "consumer must be one of "));
+        cases.add(get("/dead-letters?consumer=" + LONG, "BILLING0238E", "consumer must be one of "));
+
+        List<String> failures = new ArrayList<>();
+        for (Case c : cases) {
+            check(c, send(c, HttpRequest.BodyPublishers.noBody()), failures);
+        }
+        assertEquals(List.of(), failures, failures.size() + " of " + cases.size() + " answers not as expected");
+
+        // the bounds themselves are accepted
+        for (String ok : List.of("/invoices?limit=1000", "/invoices/unmailed?olderThan=P3650D",
+                "/invoices/unmailed?olderThan=PT0S", "/invoices?orderId=" + "o".repeat(200),
+                "/dead-letters?limit=1000&open=false", "/outbox/failing?limit=1")) {
+            assertEquals(200, Api.call("GET", API + ok, Api.OPERATOR).statusCode(), ok);
+        }
+    }
+
+    private static byte[] gzip(byte[] data) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream zip = new GZIPOutputStream(out)) {
+            zip.write(data);
+        }
+        return out.toByteArray();
+    }
+
+    @Test
+    void everyBodyOutOfBoundsIsA4xxWithAMessageIdNever500() throws Exception {
+        byte[] order = "{\"event_id\":\"bounds\",\"order_id\":\"bounds\"}".getBytes(StandardCharsets.UTF_8);
+        byte[] garbage = new byte[300];
+        new Random(7).nextBytes(garbage);
+        byte[] bomb = new byte[20 * 1024 * 1024];
+        Arrays.fill(bomb, (byte) 'a');
+        String json = "application/json";
+        String takes = "takes a body of type application/json only";
+        List<Case> cases = List.of(
+                new Case("POST", "/jms/orders", "text/plain", null, order, 415, "BILLING0232E", takes + ", got Content-Type text/plain"),
+                new Case("POST", "/jms/orders", "text/plain;charset=UTF-8", null, order, 415, "BILLING0232E", takes),
+                new Case("POST", "/jms/orders", "application/x-www-form-urlencoded", null, order, 415, "BILLING0232E", takes),
+                new Case("POST", "/jms/orders", "multipart/form-data; boundary=x", null, order, 415, "BILLING0232E", takes),
+                new Case("POST", "/jms/orders", null, null, order, 415, "BILLING0232E", "Content-Type: application/json"),
+                new Case("POST", "/jms/orders", json, "gzip", garbage, 415, "BILLING0233E", "Content-Encoding gzip"),
+                new Case("POST", "/jms/orders", json, "gzip", gzip(bomb), 415, "BILLING0233E", "Send it uncompressed"),
+                new Case("POST", "/jms/orders", json, "deflate", garbage, 415, "BILLING0233E", "Content-Encoding deflate"),
+                new Case("POST", "/jms/orders", json, "br", garbage, 415, "BILLING0233E", "Content-Encoding br"),
+                new Case("POST", "/dead-letters/1/redrive", json, "gzip", garbage, 415, "BILLING0233E", "Content-Encoding gzip"),
+                new Case("POST", "/jms/orders", json, null, "{\"x\":\"\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1),
+                        400, "BILLING0235E", "is not UTF-8 text"),
+                new Case("POST", "/jms/orders", json, null, new byte[4 * 1024 * 1024], 413, "BILLING0234E",
+                        "is 4194304 bytes, more than the 65536 bytes"),
+                new Case("POST", "/jms/orders", json, null, new byte[65537], 413, "BILLING0234E",
+                        "is 65537 bytes, more than the 65536 bytes"));
+        List<String> failures = new ArrayList<>();
+        for (Case c : cases) {
+            HttpResponse<String> response = send(c, HttpRequest.BodyPublishers.ofByteArray(c.body()));
+            check(c, response, failures);
+            if (c.status() == 415 && c.id().equals("BILLING0233E")) {
+                assertEquals("identity", response.headers().firstValue("Accept-Encoding").orElse(null), c.toString());
+            }
+        }
+        // without Content-Length (chunked), a body over the limit is not read to its end: "more than", never a number
+        Case chunked = new Case("POST", "/jms/orders", json, null, null, 413, "BILLING0234E",
+                "is more than 65536 bytes (not read to its end)");
+        check(chunked, send(chunked, HttpRequest.BodyPublishers.ofInputStream(
+                () -> new ByteArrayInputStream(new byte[1024 * 1024]))), failures);
+        assertEquals(List.of(), failures, failures.size() + " answers not as expected");
+    }
+}
