@@ -40,7 +40,9 @@ public final class SmtpFaultProxy implements Closeable {
         REJECT_550,
         /** answers the RCPT {@code 451 4.3.0} without forwarding it (transient) */
         DEFER_451,
-        /** forwards part of the body, then closes both connections before the end-of-data line (nothing delivered) */
+        /** forwards the first lines of the message and reads the rest, then resets both connections when the client
+         *  sends the end-of-data line, without forwarding it (nothing delivered; the client has sent everything, so
+         *  it cannot tell this from a drop after the end of data) */
         DROP_IN_DATA,
         /** forwards the whole message, then holds the upstream's reply to the end of DATA (a slow server) */
         HOLD_FINAL_REPLY,
@@ -99,7 +101,8 @@ public final class SmtpFaultProxy implements Closeable {
             return fault;
         }
 
-        /** @return sessions that named a recipient of this rule, faulted or relayed */
+        /** @return mail transactions (MAIL to end of DATA or RSET) that named a recipient of this rule, faulted or
+         *          relayed */
         public int sessions() {
             return sessions.get();
         }
@@ -179,6 +182,16 @@ public final class SmtpFaultProxy implements Closeable {
     /** While true, each new connection is answered {@code 421 4.3.2 Service not available} and closed. */
     public void upstreamDown(boolean down) {
         this.upstreamDown = down;
+    }
+
+    /**
+     * Closes every open connection, both sides, without a reply (a server that went away): a client's kept
+     * connection is found dead at its next command.
+     */
+    public void dropConnections() {
+        for (Socket s : open) {
+            quietly(s);
+        }
     }
 
     /** @return client connections accepted, refused ones included */
@@ -318,7 +331,8 @@ public final class SmtpFaultProxy implements Closeable {
                 toUpstream.flush();
                 write(toClient, String.join("", readReply(fromUpstream)));
                 if (verb.equals("RSET") || verb.equals("MAIL")) {
-                    dataFault = null;
+                    dataFault = null; // a new transaction (a kept connection sends several)
+                    counted.clear();
                 }
                 if (verb.equals("QUIT")) {
                     return;
@@ -341,11 +355,13 @@ public final class SmtpFaultProxy implements Closeable {
                 return false;
             }
             boolean end = isEndOfData(raw);
-            if (dataFault != null && dataFault.fault.kind() == Kind.DROP_IN_DATA
-                    && (lines >= LINES_BEFORE_DROP || end)) {
+            if (dataFault != null && dataFault.fault.kind() == Kind.DROP_IN_DATA && lines >= LINES_BEFORE_DROP) {
+                if (!end) {
+                    continue; // swallowed up to the end of data, so that the drop never races the client's writes
+                }
                 toUpstream.flush();
                 dataFault.events.incrementAndGet();
-                return false; // the caller closes both connections
+                return false; // the caller resets both connections
             }
             toUpstream.write(raw);
             lines++;

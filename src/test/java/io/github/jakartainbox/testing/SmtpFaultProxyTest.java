@@ -107,7 +107,7 @@ class SmtpFaultProxyTest {
     }
 
     @Test
-    void dropInDataClosesBeforeTheEndOfDataAndNothingIsDelivered() throws Exception {
+    void dropInDataResetsInsteadOfForwardingTheEndOfDataAndNothingIsDelivered() throws Exception {
         Rule rule = proxy.rule("cut-", Fault.DROP_IN_DATA.times(1));
         String to = unique("cut");
         MimeMessage mail = mail(session(Duration.ofSeconds(10)), to, "line\r\n".repeat(200));
