@@ -41,9 +41,11 @@ function cell(row, text, cls) {
   return td;
 }
 
-async function call(method, path, accept = 'application/json') {
-  return fetch(API + path, { method, headers: { Authorization: auth, Accept: accept }, cache: 'no-store',
-    credentials: 'omit' });
+async function call(method, path, accept = 'application/json', body = undefined) {
+  const headers = { Authorization: auth, Accept: accept };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  return fetch(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    cache: 'no-store', credentials: 'omit' });
 }
 
 async function json(path) {
@@ -178,6 +180,61 @@ async function showDeadLetters() {
   $('no-dead-letters').hidden = letters.length > 0;
 }
 
+let shownGroups = '';      // as shownLetters: the group table is redrawn only when it changes
+
+// open dead letters by consumer and failure; operators get a bulk re-drive and discard per group
+async function showGroups() {
+  const groups = await json('/dead-letters/groups?limit=100');
+  const shown = JSON.stringify([operator, groups]);
+  if (shown === shownGroups) return;
+  shownGroups = shown;
+  const body = $('dead-letter-groups').tBodies[0];
+  body.replaceChildren();
+  groups.forEach((g) => {
+    const row = body.insertRow();
+    row.dataset.consumer = g.consumer;
+    row.dataset.failure = g.failure;
+    cell(row, g.consumer);
+    cell(row, g.failure);
+    cell(row, g.count, 'num count');
+    cell(row, g.firstFailedAt);
+    cell(row, g.lastFailedAt);
+    const actions = row.insertCell();
+    if (!operator) return;
+    const what = g.count + ' open dead letter' + (g.count === 1 ? '' : 's') + ' of ' + g.consumer + ' failing with '
+      + g.failure + (g.count > 1000 ? ' (1000 per click)' : '');
+    actions.appendChild(button('Re-drive all', 'bulk-redrive', () => bulk('redrive', g,
+      'Re-drive all ' + what + '? Each is sent again to its topic.')));
+    actions.appendChild(document.createTextNode(' '));
+    actions.appendChild(button('Discard all', 'bulk-discard danger', () => bulk('discard', g,
+      'Discard all ' + what + '? This service then re-drives their events to ' + g.consumer + ' no more.')));
+  });
+  $('no-groups').hidden = groups.length > 0;
+}
+
+// returns false when the operator cancelled
+async function bulk(action, group, question) {
+  if (!window.confirm(question)) return false;
+  const response = await call('POST', '/dead-letters/bulk', 'application/json',
+    { action, consumer: group.consumer, failure: group.failure });
+  const text = await response.text();
+  const what = action + ' of ' + group.consumer + ' / ' + group.failure;
+  let summary = text.slice(0, 2000);
+  if (response.ok) {
+    const r = JSON.parse(text);
+    summary = r.done + ' done, ' + r.alreadyTaken + ' under way elsewhere, '
+      + Object.entries(r.refused).map(([id, x]) => x.count + ' refused ' + id + ' (e.g. ' + x.example.slice(0, 300) + ')')
+        .join(', ') + (Object.keys(r.refused).length ? '' : '0 refused')
+      + (r.notTried ? ', ' + r.notTried + ' not tried' : '') + (r.moreInGroup ? '; more remain, click again' : '');
+  }
+  $('action').textContent = (response.ok ? 'Done: ' : 'Refused: ') + what + ': '
+    + (response.ok ? '' : 'HTTP ' + response.status + ' ') + summary;
+  $('action').className = response.ok ? 'status ok' : 'status error';
+  shownGroups = '';
+  await refresh();
+  return true;
+}
+
 function button(label, cls, onClick) {
   const b = document.createElement('button');
   b.type = 'button';
@@ -222,6 +279,7 @@ async function refresh() {
     showConsumers(consumers);
     showPurge(purge.status === 200 ? await purge.json() : null);
     $('invoice-count').textContent = count.count;
+    if (roleKnown) await showGroups();
     if (operator) await showDeadLetters();
     $('updated').textContent = new Date().toLocaleTimeString();
     $('error').textContent = '';

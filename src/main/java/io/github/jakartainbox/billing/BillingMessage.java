@@ -74,6 +74,16 @@ enum BillingMessage {
     BILLING0236E(Level.SEVERE, "{0} must be a number from {1} to {2}, got {3}."),
     BILLING0237E(Level.SEVERE, "{0} must be an ISO-8601 duration from PT0S to {1} (e.g. PT10M, P2D), got {2}."),
     BILLING0238E(Level.SEVERE, "{0} {1}, got {2}."),
+    BILLING0240E(Level.SEVERE, "Dead letter {0} is being re-driven by {1} (claimed at {2}); this call sent nothing. Look at the row in a few seconds. If that re-drive never finishes (its server stopped), its claim expires at {3} (inbox.dead-letter.redrive-lease) and the row can be re-driven again."),
+    BILLING0241E(Level.SEVERE, "The body of POST {0} {1}. Send one JSON object with \"action\" (\"redrive\" or \"discard\") and either \"consumer\" and \"failure\" (a group, as GET /dead-letters/groups lists it) or \"ids\" (an array of 1 to {2} dead-letter ids)."),
+    BILLING0242E(Level.SEVERE, "POST {0} acts on at most {1} dead letters per call, got {2}; send the rest in further calls."),
+    BILLING0243I(Level.INFO, "Bulk {0} of {1} dead letter(s) by {2} ({3}): {4} done, {5} under way elsewhere, {6} refused {7}."),
+    BILLING0244E(Level.SEVERE, "Dead letter {0} was already {1} by {2}."),
+    BILLING0245E(Level.SEVERE, "Dead letter {0} has no usable event id (none could be read from the delivery: its reason says why, e.g. a payload that is not UTF-8 JSON, or an id missing or malformed), so it would fail again; the producer must send a corrected event. Discard it."),
+    BILLING0246E(Level.SEVERE, "Dead letter {0}: consumer {1} {2}, so a re-drive would be skipped as a duplicate. Discard it{3}."),
+    BILLING0247E(Level.SEVERE, "Dead letter {0}: a re-drive sends event {1} to every consumer of orders.confirmed, and consumer {2} would process it, although its dead letter {3} for this event was discarded by {4}. This service cannot re-drive an event to one consumer alone: discard this dead letter too, or have the producer send the event again if {2} should process it after all."),
+    BILLING0248E(Level.SEVERE, "Dead letter {0} cannot be re-driven from this service: {1}."),
+    BILLING0249E(Level.SEVERE, "Dead letter {0} {1} meanwhile: the event failed again, or someone resolved it. Look at the row before doing more."),
     BILLING0239E(Level.SEVERE, "Configuration key billing.api.allowed-origins holds ''{0}'', which is not an origin (scheme://host or scheme://host:port, e.g. https://ops.example.com, without a path); it is ignored, so requests from it are refused as cross-site.");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");

@@ -25,10 +25,29 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import io.github.jakartainbox.inbox.Printable;
+import jakarta.json.Json;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.BadRequestException;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.core.HttpHeaders;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringReader;
 import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -47,7 +66,9 @@ import org.eclipse.microprofile.reactive.messaging.Emitter;
  *       {@code billing-jms} goes to its JMS queue {@code orders.confirmed} instead (a text message, with the event id
  *       also as property {@code event_id}; one of the mailer goes to {@code invoices.issued} through the outbox, in
  *       the transaction that marks the row);</li>
- *   <li>{@code DELETE /{id}}: discard it, keeping the row for the record (role {@code billing-operator}).</li>
+ *   <li>{@code DELETE /{id}}: discard it, keeping the row for the record (role {@code billing-operator});</li>
+ *   <li>{@code GET /groups}: open dead letters by consumer and failure (role {@code billing-reader});</li>
+ *   <li>{@code POST /bulk}: re-drive or discard a group or a list of ids (role {@code billing-operator}).</li>
  * </ul>
  */
 @Path("/dead-letters")
@@ -58,6 +79,8 @@ public class DeadLetterResource {
 
     /** The consumers whose dead letters can be re-driven here: those reading orders.confirmed. */
     private static final Set<String> CONSUMERS = Set.copyOf(ServiceConsumers.inboxNames(ServiceConsumers.ORDERS));
+    /** This resource's path, for answers. */
+    private static final String PATH = "/billing/api/dead-letters/bulk";
     /** Every consumer of the service: a dead-letter list may be asked for any of them. */
     private static final List<String> ALL_CONSUMERS = ServiceConsumers.inboxNames(ServiceConsumers.ALL);
 
@@ -122,56 +145,251 @@ public class DeadLetterResource {
     }
 
     /**
+     * Open dead letters grouped by consumer and failure: the message id at the start of the error
+     * ({@code BILLING0130E}, {@code INBOX0208E}), else the exception class name there. Readers may see them: a group
+     * quotes no payload data.
+     *
+     * @param limit the most groups returned, 1 to 1000 (400 otherwise), most rows first
+     * @return the groups, with count, first and last failure
+     * @throws SQLException when the database cannot be read (500, 503 while it is unavailable)
+     */
+    @GET
+    @Path("/groups")
+    @RolesAllowed({Roles.READER, Roles.OPERATOR})
+    public List<InboxDeadLetters.Group> groups(@QueryParam("limit") @DefaultValue("100") String limit)
+            throws SQLException {
+        return deadLetters.groups(QueryParams.limit(limit, InboxDeadLetters.MAX_LIMIT));
+    }
+
+    /**
+     * Re-drives one dead letter, exclusively: the row is claimed in a transaction of its own before the send, so one
+     * record is sent however many operators press at once.
+     *
      * @param idText the dead letter's id, 1 to {@link Long#MAX_VALUE} (400 otherwise)
      * @return 200 with the row after the broker acknowledged the send (a mailer's dead letter: after the commit that
-     *         recorded it in the outbox and marked the row); 404 when there is no such row, 409 when
-     *         it is not open, has no usable event id or no stored payload, belongs to another service's consumer,
-     *         was processed by its consumer already (a re-drive would be skipped as a duplicate), would make another
-     *         consumer of the topic process an event whose dead letter was discarded there, or changed while
-     *         it was sent (it failed again, or someone resolved it); 503 when the broker did not
-     *         acknowledge the send within 30 s, or a mailer's re-drive could not commit (the row stays open: try
-     *         again)
+     *         recorded it in the outbox and marked the row); 404 when there is no such row, 409 (the body starts with
+     *         a message id) when another re-drive of it is under way ({@code BILLING0240E}), it is not open
+     *         ({@code BILLING0244E}), has no usable event id ({@code BILLING0245E}), was processed by its consumer
+     *         already ({@code BILLING0246E}), would make another consumer of the topic process an event whose dead
+     *         letter was discarded there ({@code BILLING0247E}), has no stored payload or belongs to another
+     *         service's consumer ({@code BILLING0248E}), or changed while it was sent ({@code BILLING0249E}); 503 when
+     *         the broker did not acknowledge the send within 30 s ({@code BILLING0203W}), or a mailer's re-drive could
+     *         not commit (the row stays open and its claim is given back: try again)
      * @throws SQLException when the database cannot be read or written (500)
      */
     @POST
     @Path("/{id}/redrive")
     public DeadLetter redrive(@PathParam("id") String idText) throws SQLException {
         long id = QueryParams.id("id", idText);
+        redriveOne(id);
+        return deadLetters.find(id).orElseThrow();
+    }
+
+    /**
+     * Acts on many dead letters: one group (consumer and failure, as {@link #groups} lists them) or a list of ids,
+     * each row as the single call does it (a re-drive through the same exclusive claim).
+     *
+     * @param body          {@code {"action": "redrive"|"discard", "consumer": .., "failure": ..}} or
+     *                      {@code {"action": .., "ids": [..]}}: at most 64 KiB (413), one JSON object (400,
+     *                      {@code BILLING0241E}), 1 to {@value InboxDeadLetters#MAX_BULK} ids (400,
+     *                      {@code BILLING0242E}), a consumer of this service and a failure of 1 to 200 characters
+     *                      without control characters (400, {@code BILLING0238E})
+     * @param contentLength the {@code Content-Length} header
+     * @return counts: {@code selected}, {@code done}, {@code alreadyTaken} (another re-drive held the row),
+     *         {@code refused} (by message id: count and one example), {@code notTried} (after a 503 the rest is left
+     *         alone), {@code moreInGroup} (a group of more than {@value InboxDeadLetters#MAX_BULK} open rows: call
+     *         again)
+     * @throws SQLException when the database cannot be read or written (500)
+     */
+    @POST
+    @Path("/bulk")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Map<String, Object> bulk(InputStream body, @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength)
+            throws SQLException {
+        JsonObject request = bulkRequest(body, contentLength);
+        String action = request.get("action") instanceof JsonString a ? a.getString() : null;
+        if (!"redrive".equals(action) && !"discard".equals(action)) {
+            throw badBulk("has no \"action\" \"redrive\" or \"discard\"");
+        }
+        boolean byIds = request.containsKey("ids");
+        boolean byGroup = request.containsKey("consumer") || request.containsKey("failure");
+        if (byIds == byGroup) {
+            throw badBulk(byIds ? "names both ids and a group" : "names neither ids nor a group");
+        }
+        List<Long> ids;
+        String selection;
+        boolean moreInGroup = false;
+        if (byIds) {
+            ids = ids(request.get("ids"));
+            selection = ids.size() + " id(s)";
+        } else {
+            String consumer = QueryParams.oneOf("consumer", text(request, "consumer"), ALL_CONSUMERS);
+            String failure = text(request, "failure");
+            if (failure == null || failure.isEmpty()) {
+                throw badBulk("has no \"failure\" string");
+            }
+            QueryParams.text("failure", failure, MAX_FAILURE_CHARS);
+            ids = deadLetters.openIds(consumer, failure, InboxDeadLetters.MAX_BULK);
+            moreInGroup = ids.size() == InboxDeadLetters.MAX_BULK;
+            selection = "group " + consumer + " " + failure;
+        }
+        int done = 0;
+        int taken = 0;
+        int notTried = 0;
+        Map<String, Map<String, Object>> refused = new TreeMap<>();
+        for (long id : ids) {
+            if (!refused.isEmpty() && refused.keySet().stream().anyMatch(k -> k.equals("HTTP 503")
+                    || k.equals(BillingMessage.BILLING0203W.name()) || k.equals(BillingMessage.BILLING0217W.name()))) {
+                notTried++; // the broker or the database is away: the rest would wait 30 s each for nothing
+                continue;
+            }
+            try {
+                if (action.equals("redrive")) {
+                    redriveOne(id);
+                } else {
+                    discardOne(id);
+                }
+                done++;
+            } catch (WebApplicationException e) {
+                String error = error(e);
+                if (error.startsWith(BillingMessage.BILLING0240E.name())) {
+                    taken++;
+                    continue;
+                }
+                String key = error.matches("^[A-Z]{4,10}[0-9]{4}[IWE]: .*") ? error.substring(0, error.indexOf(':'))
+                        : "HTTP " + e.getResponse().getStatus();
+                Map<String, Object> reason = refused.computeIfAbsent(key, k -> new LinkedHashMap<>());
+                reason.merge("count", 1, (x, y) -> (Integer) x + (Integer) y);
+                reason.putIfAbsent("example", error);
+            }
+        }
+        int refusedCount = refused.values().stream().mapToInt(r -> (Integer) r.get("count")).sum();
+        BillingMessage.BILLING0243I.log(action, ids.size(), user(), selection, done, taken, refusedCount,
+                refused.keySet());
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("action", action);
+        answer.put("selected", ids.size());
+        answer.put("done", done);
+        answer.put("alreadyTaken", taken);
+        answer.put("refused", refused);
+        answer.put("notTried", notTried);
+        answer.put("moreInGroup", moreInGroup);
+        return answer;
+    }
+
+    /** The longest failure key a bulk call may name (message ids are 12, class names rarely over 100). */
+    private static final int MAX_FAILURE_CHARS = 200;
+    /** The largest bulk body: 1000 ids of 19 digits fit in 21 KB. */
+    private static final int MAX_BULK_BYTES = 65_536;
+
+    private static JsonObject bulkRequest(InputStream body, String contentLength) {
+        byte[] bytes;
+        try {
+            bytes = body == null ? new byte[0] : body.readNBytes(MAX_BULK_BYTES + 1);
+        } catch (IOException e) {
+            throw badBulk("could not be read (" + e.getClass().getSimpleName() + ")");
+        }
+        if (bytes.length > MAX_BULK_BYTES) {
+            throw new ClientErrorException(Response.status(Response.Status.REQUEST_ENTITY_TOO_LARGE)
+                    .entity(Map.of("error", BillingMessage.BILLING0241E.format(PATH, "is more than " + MAX_BULK_BYTES
+                            + " bytes", InboxDeadLetters.MAX_BULK))).type(MediaType.APPLICATION_JSON).build());
+        }
+        String text = Utf8.decode(bytes);
+        if (text == null) {
+            throw badBulk("is not UTF-8 text");
+        }
+        try (JsonReader reader = Json.createReader(new StringReader(text))) {
+            return reader.readObject();
+        } catch (RuntimeException e) { // JsonException, JsonParsingException, IllegalStateException
+            throw badBulk("is not one JSON object");
+        }
+    }
+
+    private static List<Long> ids(JsonValue value) {
+        if (!(value instanceof JsonArray array) || array.isEmpty()) {
+            throw badBulk("has \"ids\" that is no non-empty array");
+        }
+        if (array.size() > InboxDeadLetters.MAX_BULK) {
+            throw QueryParams.badRequest(BillingMessage.BILLING0242E.format(PATH, InboxDeadLetters.MAX_BULK,
+                    array.size()));
+        }
+        Set<Long> ids = new LinkedHashSet<>();
+        for (JsonValue item : array) {
+            long id;
+            try {
+                id = item instanceof JsonNumber n ? n.longValueExact() : 0;
+            } catch (ArithmeticException e) {
+                id = 0;
+            }
+            if (id < 1) {
+                throw badBulk("has an id that is no whole number from 1 to " + Long.MAX_VALUE + ": "
+                        + Printable.of(String.valueOf(item), 30));
+            }
+            ids.add(id);
+        }
+        return List.copyOf(ids);
+    }
+
+    private static String text(JsonObject request, String name) {
+        JsonValue value = request.get(name);
+        if (value != null && !(value instanceof JsonString)) {
+            throw badBulk("has \"" + name + "\" that is no string");
+        }
+        return value == null ? null : ((JsonString) value).getString();
+    }
+
+    private static BadRequestException badBulk(String what) {
+        return QueryParams.badRequest(BillingMessage.BILLING0241E.format(PATH, what, InboxDeadLetters.MAX_BULK));
+    }
+
+    private static String error(WebApplicationException e) {
+        Object entity = e.getResponse().getEntity();
+        return entity instanceof Map<?, ?> map && map.get("error") != null ? map.get("error").toString()
+                : "HTTP " + e.getResponse().getStatus();
+    }
+
+    /** One re-drive, or the exception that answers why not (409 with a message id, 404, 503). */
+    private void redriveOne(long id) throws SQLException {
         DeadLetter letter = open(id);
         boolean mailer = letter.consumer().equals(MAILER);
         if (!mailer && !CONSUMERS.contains(letter.consumer())) {
-            throw conflict("dead letter " + id + " belongs to consumer " + letter.consumer()
-                    + ", which this service does not run; re-drive it from that service");
+            throw conflict(BillingMessage.BILLING0248E.format(id, "it belongs to consumer " + letter.consumer()
+                    + ", which this service does not run; re-drive it from that service"));
         }
         if (letter.eventId() == null) {
-            throw conflict("dead letter " + id + " has no usable event id (none could be read from the delivery: "
-                    + "its reason says why, e.g. a payload that is not UTF-8 JSON, or an id missing or malformed), "
-                    + "so it would fail again; the producer must send a corrected event. Discard it");
+            throw conflict(BillingMessage.BILLING0245E.format(id));
         }
         var processed = deadLetters.processedAt(letter.consumer(), letter.eventId());
         if (processed.isPresent() && processed.get().isAfter(letter.firstFailedAt())) {
-            throw conflict("dead letter " + id + ": consumer " + letter.consumer() + " processed event "
+            throw conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(), "processed event "
                     + letter.eventId() + " at " + processed.get() + ", after this delivery first failed at "
                     + letter.firstFailedAt() + " (a later delivery of the same event id succeeded, e.g. the "
-                    + "producer's corrected send), so a re-drive would be skipped as a duplicate and nothing is "
-                    + "left to do. Discard it");
+                    + "producer's corrected send)", ": nothing is left to do"));
         }
         if (processed.isPresent()) {
-            throw conflict("dead letter " + id + ": consumer " + letter.consumer() + " had already processed event "
+            throw conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(), "had already processed event "
                     + letter.eventId() + " at " + processed.get() + " when this other payload arrived under the same "
-                    + "event id, so a re-drive would be skipped as a duplicate. Discard it; if this payload is a "
-                    + "change the service must apply, the producer must send it as a new event with a new event id");
+                    + "event id", "; if this payload is a change the service must apply, the producer must send it "
+                    + "as a new event with a new event id"));
         }
         if (!letter.consumer().equals(JMS_CONSUMER) && !mailer) {
             refuseWhereADiscardWouldBeUndone(letter);
         }
-        byte[] payload = deadLetters.payload(id).orElseThrow(() -> conflict("dead letter " + id
-                + " has no stored payload (it could not be stored when the event failed); discard it"));
-        if (mailer) {
-            redriveThroughOutbox(letter, payload);
-            BillingMessage.BILLING0201I.log(id, letter.consumer(), letter.eventId(), user());
-            return deadLetters.find(id).orElseThrow();
+        byte[] payload = deadLetters.payload(id).orElseThrow(() -> conflict(BillingMessage.BILLING0248E.format(id,
+                "it has no stored payload (it could not be stored when the event failed); discard it")));
+        String text = Utf8.decode(payload);
+        if (mailer && (text == null || text.indexOf('\0') >= 0)) {
+            throw conflict(BillingMessage.BILLING0248E.format(id, "consumer " + letter.consumer() + " has a payload "
+                    + "that is not UTF-8 JSON text, which invoices.issued records are; it would only fail again. "
+                    + "Discard it"));
         }
+        InboxDeadLetters.RedriveClaim claim = claim(id);
+        if (mailer) {
+            redriveThroughOutbox(letter, text, claim);
+            BillingMessage.BILLING0201I.log(id, letter.consumer(), letter.eventId(), user());
+            return;
+        }
+        boolean sent = false;
         try {
             if (letter.consumer().equals(JMS_CONSUMER)) {
                 // the JMS consumer's own queue; a send outside a transaction is committed when it returns
@@ -179,44 +397,68 @@ public class DeadLetterResource {
             } else {
                 redrive.send(payload).toCompletableFuture().get(30, TimeUnit.SECONDS);
             }
+            sent = true;
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             BillingMessage.BILLING0203W.log(id, e);
             throw new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)
-                    .entity(Map.of("error", "the broker did not acknowledge the re-drive of dead letter " + id
-                            + " (" + e.getClass().getSimpleName() + "); it stays open, try again"))
+                    .entity(Map.of("error", BillingMessage.BILLING0203W.format(id, e.getClass().getSimpleName())))
                     .type(MediaType.APPLICATION_JSON).build());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new WebApplicationException(e, Response.Status.SERVICE_UNAVAILABLE);
+        } finally {
+            if (!sent) {
+                release(claim); // the row stays open, and the next re-drive may claim it at once
+            }
         }
-        if (!deadLetters.markRedriven(id, user(), letter.lastFailedAt())) {
-            throw conflict("dead letter " + id + " was sent again, but the row changed meanwhile: the event failed "
-                    + "again, or someone resolved it. Look at the row before doing more");
+        if (!deadLetters.markRedriven(claim, user())) {
+            release(claim);
+            throw conflict(BillingMessage.BILLING0249E.format(id, "was sent again, but the row changed"));
         }
         BillingMessage.BILLING0201I.log(id, letter.consumer(), letter.eventId(), user());
-        return deadLetters.find(id).orElseThrow();
+    }
+
+    /** The row's re-drive claim, committed before anything is sent; or the 409/404 saying why there is none. */
+    private InboxDeadLetters.RedriveClaim claim(long id) throws SQLException {
+        InboxDeadLetters.RedriveClaim claim = deadLetters.claimRedrive(id, user());
+        switch (claim.status()) {
+            case CLAIMED:
+                return claim;
+            case TAKEN:
+                throw conflict(BillingMessage.BILLING0240E.format(id, claim.claimedBy(), claim.claimedAt(),
+                        claim.expiresAt()));
+            case NOT_OPEN:
+                open(id); // BILLING0244E naming who resolved it
+                throw conflict(BillingMessage.BILLING0249E.format(id, "was resolved"));
+            default:
+                throw notFound(id);
+        }
+    }
+
+    /** Gives the claim back; a failure to do so leaves it to expire after the lease. */
+    private void release(InboxDeadLetters.RedriveClaim claim) {
+        try {
+            deadLetters.releaseRedrive(claim);
+        } catch (SQLException | RuntimeException e) {
+            // the claim expires after inbox.dead-letter.redrive-lease
+        }
     }
 
     /**
      * The mailer's dead letter: its {@code invoices.issued} payload is recorded in the outbox and the row marked
-     * re-driven in one transaction, so the relay sends it after the commit (at least once, as every
-     * {@code invoices.issued} record) and two operators re-driving the row at once send it once: the second one's
-     * mark finds the row changed and its transaction rolls back with its outbox row. The mailer is the only consumer
-     * of the topic in this service, and reads the event id from the payload, so the record is the same event again.
+     * re-driven in one transaction, after the row was claimed, so the relay sends it after the commit (at least once,
+     * as every {@code invoices.issued} record). The mailer is the only consumer of the topic in this service, and
+     * reads the event id from the payload, so the record is the same event again.
      */
-    private void redriveThroughOutbox(DeadLetter letter, byte[] payload) throws SQLException {
-        String text = Utf8.decode(payload);
-        if (text == null || text.indexOf('\0') >= 0) {
-            throw conflict("dead letter " + letter.id() + " of consumer " + letter.consumer() + " has a payload that "
-                    + "is not UTF-8 JSON text, which invoices.issued records are; it would only fail again. Discard it");
-        }
+    private void redriveThroughOutbox(DeadLetter letter, String text, InboxDeadLetters.RedriveClaim claim)
+            throws SQLException {
         boolean done = false;
         try {
             transaction.begin();
             outbox.record(InvoiceIssued.topic(), null, eventId -> text);
-            if (!deadLetters.markRedriven(letter.id(), user(), letter.lastFailedAt())) {
-                throw conflict("dead letter " + letter.id() + " changed while it was re-driven: it failed again, or "
-                        + "someone resolved it (nothing was sent). Look at the row before doing more");
+            if (!deadLetters.markRedriven(claim, user())) {
+                throw conflict(BillingMessage.BILLING0249E.format(letter.id(), "changed while it was re-driven "
+                        + "(nothing was sent)"));
             }
             transaction.commit();
             done = true;
@@ -226,12 +468,12 @@ public class DeadLetterResource {
             // begin or commit refused (a RollbackException when the outbox row could not be written: OUTBOX0006E)
             BillingMessage.BILLING0217W.log(letter.id(), e);
             throw new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)
-                    .entity(Map.of("error", "the re-drive of dead letter " + letter.id() + " could not be committed ("
-                            + e.getClass().getSimpleName() + "); it stays open, try again"))
-                    .type(MediaType.APPLICATION_JSON).build());
+                    .entity(Map.of("error", BillingMessage.BILLING0217W.format(letter.id(),
+                            e.getClass().getSimpleName()))).type(MediaType.APPLICATION_JSON).build());
         } finally {
             if (!done) {
                 rollback();
+                release(claim);
             }
         }
     }
@@ -258,48 +500,59 @@ public class DeadLetterResource {
             }
             var discarded = deadLetters.discarded(other, letter.eventId());
             if (discarded.isPresent()) {
-                throw conflict("dead letter " + letter.id() + ": a re-drive sends event " + letter.eventId()
-                        + " to every consumer of orders.confirmed, and consumer " + other + " would process it, "
-                        + "although its dead letter " + discarded.get().id() + " for this event was discarded by "
-                        + discarded.get().resolvedBy() + ". This service cannot re-drive an event to one consumer "
-                        + "alone: discard this dead letter too, or have the producer send the event again if "
-                        + other + " should process it after all");
+                throw conflict(BillingMessage.BILLING0247E.format(letter.id(), letter.eventId(), other,
+                        discarded.get().id(), discarded.get().resolvedBy()));
             }
         }
     }
 
     /**
      * @param idText the dead letter's id, 1 to {@link Long#MAX_VALUE} (400 otherwise)
-     * @return 200 with the row; 404 when there is no such row, 409 when it is not open
+     * @return 200 with the row; 404 when there is no such row, 409 when it is not open ({@code BILLING0244E}) or
+     *         its re-drive is under way ({@code BILLING0240E})
      * @throws SQLException when the database cannot be written (500)
      */
     @DELETE
     @Path("/{id}")
     public DeadLetter discard(@PathParam("id") String idText) throws SQLException {
         long id = QueryParams.id("id", idText);
-        DeadLetter letter = open(id);
-        if (!deadLetters.discard(id, user())) {
-            throw conflict("dead letter " + id + " was resolved by someone else meanwhile");
-        }
-        BillingMessage.BILLING0202I.log(id, letter.consumer(), letter.eventId(), user());
+        discardOne(id);
         return deadLetters.find(id).orElseThrow();
     }
 
+    private void discardOne(long id) throws SQLException {
+        DeadLetter letter = open(id);
+        if (!deadLetters.discard(id, user())) {
+            DeadLetter now = open(id); // BILLING0244E when resolved meanwhile
+            if (now.redriveClaimedAt() != null) {
+                OffsetDateTime expires = now.redriveClaimedAt().plus(deadLetters.redriveLease());
+                throw conflict(BillingMessage.BILLING0240E.format(id, now.redriveClaimedBy(), now.redriveClaimedAt(),
+                        expires));
+            }
+            throw conflict(BillingMessage.BILLING0249E.format(id, "changed"));
+        }
+        BillingMessage.BILLING0202I.log(id, letter.consumer(), letter.eventId(), user());
+    }
+
     private DeadLetter open(long id) throws SQLException {
-        DeadLetter letter = deadLetters.find(id).orElseThrow(() -> new NotFoundException(Response
-                .status(Response.Status.NOT_FOUND).entity(Map.of("error", "no dead letter " + id))
-                .type(MediaType.APPLICATION_JSON).build()));
+        DeadLetter letter = deadLetters.find(id).orElseThrow(() -> notFound(id));
         if (!letter.open()) {
-            throw conflict("dead letter " + id + " was already " + (letter.redrivenAt() != null ? "re-driven" : "discarded")
-                    + " by " + letter.resolvedBy());
+            throw conflict(BillingMessage.BILLING0244E.format(id, letter.redrivenAt() != null ? "re-driven"
+                    : "discarded", letter.resolvedBy()));
         }
         return letter;
+    }
+
+    private static NotFoundException notFound(long id) {
+        return new NotFoundException(Response.status(Response.Status.NOT_FOUND)
+                .entity(Map.of("error", "no dead letter " + id)).type(MediaType.APPLICATION_JSON).build());
     }
 
     private String user() {
         return caller.getUserPrincipal() == null ? "unknown" : caller.getUserPrincipal().getName();
     }
 
+    /** @return a 409 whose body's {@code error} is the message (starting with its id) */
     private static ClientErrorException conflict(String message) {
         return new ClientErrorException(Response.status(Response.Status.CONFLICT)
                 .entity(Map.of("error", message)).type(MediaType.APPLICATION_JSON).build());

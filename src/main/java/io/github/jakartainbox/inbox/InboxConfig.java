@@ -224,6 +224,11 @@ public final class InboxConfig {
     public static final Key<Duration> PURGE_OVERDUE_AFTER = new Key<>("inbox.purge.overdue-after", Scope.GLOBAL,
             "PT1H", POSITIVE_DURATION, duration(false));
 
+    /** How long a dead letter's re-drive claim holds: a claim older than this (its server stopped between the claim
+     *  and the mark) no longer keeps another re-drive of the row out. Keep it above the application's send timeout. */
+    public static final Key<Duration> DEAD_LETTER_REDRIVE_LEASE = new Key<>("inbox.dead-letter.redrive-lease",
+            Scope.GLOBAL, "PT1M", POSITIVE_DURATION, duration(false));
+
     /** The consumer name stored in the inbox; the default is the {@code @Idempotent(consumer)} value. Never read
      *  from a global key: one global name would make all consumers deduplicate against each other. */
     public static final Key<String> NAME = new Key<>("name", Scope.PER_CONSUMER, null,
@@ -316,7 +321,7 @@ public final class InboxConfig {
             RETRY_MAX_ATTEMPTS, RETRY_DELAY, RETRY_MAX_DELAY, RETRY_TRANSIENT_BUDGET, TRANSACTION_TIMEOUT, JMS_OUTAGE_WAIT,
             RETENTION, TOPIC_RETENTION, EVENT_TIME_FIELD,
             PARTITIONING, PARTITION_MONTHS_AHEAD, PARTITION_LOCK_TIMEOUT, PURGE_SCHEDULE, PURGE_BATCH_SIZE,
-            PURGE_LEASE, PURGE_OVERDUE_AFTER);
+            PURGE_LEASE, PURGE_OVERDUE_AFTER, DEAD_LETTER_REDRIVE_LEASE);
 
     private InboxConfig() {
     }

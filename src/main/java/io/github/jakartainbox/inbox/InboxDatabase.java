@@ -131,8 +131,8 @@ class InboxDatabase {
             } else {
                 try (Connection connection = found.getConnection(); Statement statement = connection.createStatement()) {
                     statement.execute("SELECT consumer, event_id, processed_at FROM inbox WHERE false");
-                    statement.execute("SELECT consumer, event_id, payload, error, attempts, deliveries, payload_sha256 "
-                            + "FROM inbox_dead_letter WHERE false");
+                    statement.execute("SELECT consumer, event_id, payload, error, attempts, deliveries, payload_sha256, "
+                            + "redrive_claimed_at, redrive_claimed_by FROM inbox_dead_letter WHERE false");
                     statement.execute("SELECT last_finished_at FROM inbox_purge_state WHERE false");
                     if (monthly) {
                         statement.execute("SELECT event_month FROM inbox WHERE false");

@@ -65,6 +65,8 @@ enum InboxMessage {
     INBOX0232E(Level.SEVERE, "No inbox partition holds event month {0}: the event is older than the inbox retention (its row may have been purged, so whether it was processed is unknown; re-drive it only if it was not) or further ahead than inbox.partition.months-ahead."),
     INBOX0233E(Level.SEVERE, "{0} is ''{1}'', not an ISO-8601 date-time with an offset (such as 2026-03-01T12:00:00Z)."),
 
+    INBOX0240E(Level.SEVERE, "InboxDeadLetters.{0} must not run inside a JTA transaction: a re-drive claim must commit on its own before the record is sent, or a second re-drive could not see it. Call it from a method without a transaction."),
+
     INBOX0301W(Level.WARNING, "Consumer {0}: inbox retention {1} is not longer than the topic retention {2}. A replay of records older than the inbox retention would apply their effects again. Raise inbox.consumer.{0}.retention (or inbox.retention)."),
     INBOX0302E(Level.SEVERE, "The inbox purge failed and will be tried again at its next run: {0}"),
     INBOX0303I(Level.INFO, "Inbox purge done: {0} rows deleted in {1} batches, partitions dropped {2} (about {3} rows), created {4}, in {5} ms."),

@@ -58,6 +58,7 @@ public class InboxPurgeTimer {
         InboxConfig.PURGE_BATCH_SIZE.get(config);
         InboxConfig.PURGE_LEASE.get(config);
         InboxConfig.PURGE_OVERDUE_AFTER.get(config);
+        InboxConfig.DEAD_LETTER_REDRIVE_LEASE.get(config); // read at each re-drive; checked here at start too
         InboxPurge.retention(config, null);
         warnIfRetentionIsShort(config);
         String schedule = InboxConfig.PURGE_SCHEDULE.get(config);

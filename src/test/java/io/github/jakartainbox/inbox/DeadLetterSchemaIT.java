@@ -99,6 +99,40 @@ class DeadLetterSchemaIT {
         }
     }
 
+    /**
+     * V10: a re-drive claim's columns, and the failure key the groups are made of: the message id at the start of the
+     * error, else the exception class there, else "other" (PostgreSQL's regular expressions, as run by the groups).
+     */
+    @Test
+    void version10AddsTheReDriveClaimAndTheFailureKeyNamesTheFailure() throws Exception {
+        PGSimpleDataSource db = TestDatabases.fresh(DB);
+        flyway(db, "latest").migrate();
+        try (Connection c = db.getConnection()) {
+            try (var s = c.createStatement()) {
+                s.execute("SELECT redrive_claimed_at, redrive_claimed_by FROM inbox_dead_letter WHERE false");
+            }
+            String[][] cases = {
+                {"BILLING0130E: amount ...", "BILLING0130E"},
+                {"INBOX0208E: the database refused ...; caused by org.postgresql.util.PSQLException: x", "INBOX0208E"},
+                {"payload not stored (INBOX0208E: too long)", "INBOX0208E"},
+                {"java.lang.IllegalStateException: boom", "java.lang.IllegalStateException"},
+                {"java.lang.NullPointerException", "java.lang.NullPointerException"},
+                {"payload not stored (java.lang.RuntimeException: x)", "java.lang.RuntimeException"},
+                {"simulated failure", "other"},
+                {"BILLING0130E is mentioned, not leading: x", "other"}};
+            for (String[] c2 : cases) {
+                try (PreparedStatement key = c.prepareStatement("SELECT " + InboxDeadLetters.FAILURE_KEY
+                        + " FROM (VALUES (?::text)) AS t(error)")) {
+                    key.setString(1, c2[0]);
+                    try (ResultSet rs = key.executeQuery()) {
+                        rs.next();
+                        assertEquals(c2[1], rs.getString(1), c2[0]);
+                    }
+                }
+            }
+        }
+    }
+
     private static byte[] hash(Connection c, String eventId) throws SQLException {
         try (PreparedStatement select = c.prepareStatement(
                 "SELECT payload_sha256 FROM inbox_dead_letter WHERE consumer = 'billing' AND event_id = ?")) {

@@ -160,6 +160,81 @@ class ApiSecurityIT {
         assertTrue(refused.body().contains("not UTF-8 text"), refused.body());
     }
 
+    /**
+     * Five operators re-drive one dead letter at the same moment: the row is claimed before the send, so one call
+     * answers 200 and sends one record; the others answer 409 with an id (BILLING0240E: another re-drive is under
+     * way; or BILLING0244E: already re-driven, for a call that came after the first one finished). Until schema V10
+     * each call sent its record (a trial: five at once, three records). The count looks for the event id itself:
+     * the reverted lock attempt (03e949c) counted the marker record too, whose order id held the event id.
+     */
+    @Test
+    void fiveConcurrentReDrivesOfOneDeadLetterSendOneRecord() throws Exception {
+        String eventId = UUID.randomUUID().toString();
+        String orderId = "concurrent-redrive-" + eventId;
+        long id = deadLetter("billing", eventId, SampleEvents.event(eventId, orderId, "12.00", "EUR").json());
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(5);
+        List<HttpResponse<String>> answers = new java.util.ArrayList<>();
+        try {
+            var start = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<HttpResponse<String>>> calls = new java.util.ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                calls.add(pool.submit(() -> {
+                    start.await();
+                    return Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR);
+                }));
+            }
+            start.countDown();
+            for (var call : calls) {
+                answers.add(call.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        List<String> seen = answers.stream().map(a -> a.statusCode() + " " + a.body()).toList();
+        assertEquals(1, answers.stream().filter(a -> a.statusCode() == 200).count(), "one call re-drove it: " + seen);
+        assertEquals(4, answers.stream().filter(a -> a.statusCode() == 409 && (a.body().contains("\"BILLING0240E: ")
+                || a.body().contains("\"BILLING0244E: Dead letter " + id + " was already re-driven"))).count(),
+                "the others were refused with an id: " + seen);
+        // which of the two ids a call gets depends on timing; the claim's own 409 is asserted in the next test
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ?", orderId));
+        OrderRecords.sendThenMarker(db, orderId, List.of()); // anything sent is on the topic before the marker
+        String field = "\"event_id\":\"" + eventId + "\"";
+        assertEquals(1, TopicReader.read(TestEnv.ORDERS_TOPIC, r -> r.value() != null && r.value().contains(field))
+                .size(), "one record of the event was sent");
+        assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE id = ? AND redriven_at IS NOT NULL "
+                + "AND redrive_claimed_at IS NULL", id), "marked re-driven, its claim cleared");
+    }
+
+    /**
+     * A claim left by a re-drive whose server stopped between the claim and the mark: while it is younger than the
+     * lease (inbox.dead-letter.redrive-lease, PT1M) the row cannot be re-driven or discarded; once older, it can.
+     */
+    @Test
+    void aClaimOlderThanTheLeaseNoLongerKeepsAReDriveOut() throws Exception {
+        String eventId = UUID.randomUUID().toString();
+        String orderId = "expired-claim-" + eventId;
+        long id = deadLetter("billing", eventId, SampleEvents.event(eventId, orderId, "13.00", "EUR").json());
+        db.number("UPDATE inbox_dead_letter SET redrive_claimed_at = now() - interval '5 seconds', "
+                + "redrive_claimed_by = 'crashed-operator' WHERE id = ? RETURNING 1", id);
+        HttpResponse<String> fresh = Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR);
+        assertEquals(409, fresh.statusCode(), fresh.body());
+        assertTrue(fresh.body().contains("BILLING0240E: Dead letter " + id + " is being re-driven by crashed-operator"),
+                fresh.body());
+        HttpResponse<String> discard = Api.call("DELETE", API + "/dead-letters/" + id, Api.OPERATOR);
+        assertEquals(409, discard.statusCode(), "nor discarded while its record may be on its way: " + discard.body());
+        assertTrue(discard.body().contains("BILLING0240E"), discard.body());
+        assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", orderId), "nothing was sent");
+
+        db.number("UPDATE inbox_dead_letter SET redrive_claimed_at = now() - interval '61 seconds' WHERE id = ? "
+                + "RETURNING 1", id);
+        HttpResponse<String> expired = Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR);
+        assertEquals(200, expired.statusCode(), expired.body());
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ?", orderId),
+                "the re-drive after the lease sent the event");
+        assertEquals("operator", db.text("SELECT resolved_by FROM inbox_dead_letter WHERE id = ? AND redriven_at IS NOT "
+                + "NULL AND redrive_claimed_at IS NULL", id));
+    }
+
     @Test
     void anOperatorReDrivesADeadLetterAndTheConsumerProcessesIt() throws Exception {
         String eventId = UUID.randomUUID().toString();

@@ -176,6 +176,43 @@ class OperatorPageIT {
         assertTrue(browser.findElement(By.id("invoices")).getText().contains("EUR"), "its invoice shows on the page");
     }
 
+    /**
+     * The groups table above the rows: a group of three dead letters with one failure, whose "Discard all" button
+     * asks for a confirmation naming the count and then discards the three. A reader sees the group, no button.
+     */
+    @Test
+    void anOperatorDiscardsAGroupFromThePageAfterConfirmingItsCount() throws Exception {
+        String failure = "io.github.pagetest.Group" + UUID.randomUUID().toString().replace("-", "").substring(0, 12)
+                + "Exception";
+        for (int i = 0; i < 3; i++) {
+            db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts) VALUES ('billing', "
+                    + "?, '{}', ?, 1) RETURNING id", UUID.randomUUID().toString(), failure + ": page group " + i);
+        }
+        By group = By.cssSelector("#dead-letter-groups tr[data-failure='" + failure + "']");
+
+        signIn(Api.READER);
+        String readerRow = new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
+                .until(d -> d.findElement(group).getText());
+        assertTrue(readerRow.contains("billing") && readerRow.contains("3"), "a reader sees the group: " + readerRow);
+        assertTrue(browser.findElements(By.cssSelector("#dead-letter-groups button")).isEmpty(),
+                "no bulk button for a reader");
+
+        signIn(Api.OPERATOR);
+        new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
+            d.findElement(group).findElement(By.cssSelector("button.bulk-discard")).click();
+            return true;
+        });
+        var dialog = new WebDriverWait(browser, WAIT).until(ExpectedConditions.alertIsPresent());
+        String question = dialog.getText();
+        assertTrue(question.contains("Discard all 3 open dead letters of billing failing with " + failure), question);
+        dialog.accept();
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("action"),
+                "Done: discard of billing / " + failure + ": 3 done"));
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.invisibilityOfElementLocated(group));
+        assertEquals(3, db.number("SELECT count(*) FROM inbox_dead_letter WHERE error LIKE ? AND discarded_at IS NOT NULL "
+                + "AND resolved_by = 'operator'", failure + ":%"), "the three were discarded");
+    }
+
     @Test
     void aReaderGetsNoReDriveButtonAndTheApiRefusesAForgedRequest() throws Exception {
         String eventId = UUID.randomUUID().toString();
