@@ -178,8 +178,7 @@ public final class MailBenchmark {
         today.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_CONNECTOR", "liberty-kafka");
         today.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_CONCURRENCY", "1");
         today.put("BILLING_MAIL_KEEP_CONNECTIONS", "false");
-        ServiceResult old = service("today", "today's mailer: liberty-kafka, 1 thread, a connection per mail, "
-                + "1 partition", today, 1, events, latencyEvents, rate, highRate, warmup);
+        ServiceResult old = service("today", "today's mailer: liberty-kafka, 1 thread, a connection per mail", today, 1, events, latencyEvents, rate, highRate, warmup);
         ServiceResult fresh = service("new", "new mailer: inbox-kafka (group.max-size=1), 4 threads, kept "
                 + "connections, the service's partitions", Map.of(), 0, events, latencyEvents, rate, highRate, warmup);
 
