@@ -2,10 +2,6 @@ package io.github.jakartainbox.bench;
 
 import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.billing.SampleEvents.Event;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,18 +17,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.exporter.ZipExporter;
-import org.jboss.shrinkwrap.api.importer.ZipImporter;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -62,7 +52,8 @@ public final class EndToEndBenchmark {
     static final String DB = "inbox_bench_e2e";
     static final String SERVER = "bench";
     static final int HTTP_PORT = 9481;
-    static final Path WLP = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
+    static final Path WLP = BenchServer.WLP;
+    private static final BenchServer LIBERTY = new BenchServer(SERVER, HTTP_PORT);
 
     private final String bootstrap;
     private final String run = "e2e" + System.currentTimeMillis();
@@ -116,7 +107,7 @@ public final class EndToEndBenchmark {
             try {
                 bench.batchProbe();
             } finally {
-                server("stop");
+                LIBERTY.run("stop");
                 bench.producer.close();
                 bench.admin.close();
             }
@@ -126,7 +117,7 @@ public final class EndToEndBenchmark {
             try {
                 System.out.println(bench.groupedOnly(events, rounds));
             } finally {
-                server("stop");
+                LIBERTY.run("stop");
                 bench.producer.close();
                 bench.admin.close();
             }
@@ -141,7 +132,7 @@ public final class EndToEndBenchmark {
                 System.out.println("written to docs/benchmarks.md");
             }
         } finally {
-            server("stop");
+            LIBERTY.run("stop");
             bench.producer.close();
             bench.admin.close();
         }
@@ -160,8 +151,8 @@ public final class EndToEndBenchmark {
                 new NewTopic(batch.topic(), 1, (short) 1), new NewTopic(idle, 1, (short) 1))).all().get();
         recreateDatabase();
         writeServer(inbox, plain, idle, batch, null);
-        server("start");
-        awaitReady();
+        LIBERTY.run("start");
+        LIBERTY.awaitReady();
         SampleEvents.send(producer, batch.topic(), SampleEvents.events(run + "-batch", 5));
         Thread.sleep(15_000);
         Path log = WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log");
@@ -227,8 +218,8 @@ public final class EndToEndBenchmark {
         admin.createTopics(topics).all().get();
         recreateDatabase();
         writeServer(perMessage, plain, idle, null, null, g10, g100, g100plain, g100pm);
-        server("start");
-        awaitReady();
+        LIBERTY.run("start");
+        LIBERTY.awaitReady();
     }
 
     private String run(int events, int rounds, int latencyEvents, int rate, int highRate) throws Exception {
@@ -466,22 +457,7 @@ public final class EndToEndBenchmark {
     /** Sends events at a fixed rate; returns p50 and p99 of invoice created_at minus send time, in ms. */
     private double[] latency(Variant variant, int count, int rate, String tag) throws Exception {
         List<Event> events = SampleEvents.events(run + "-lat" + tag + "-" + variant.group(), count);
-        Map<String, Instant> sentAt = new HashMap<>();
-        List<Future<RecordMetadata>> sent = new ArrayList<>();
-        long interval = 1_000_000_000L / rate;
-        long next = System.nanoTime();
-        for (Event e : events) {
-            while (System.nanoTime() < next) {
-                Thread.onSpinWait();
-            }
-            sentAt.put(e.eventId(), Instant.now());
-            sent.add(producer.send(new ProducerRecord<>(variant.topic(), e.orderId(), e.json())));
-            producer.flush();
-            next += interval;
-        }
-        for (Future<RecordMetadata> f : sent) {
-            f.get();
-        }
+        Map<String, Instant> sentAt = Paced.send(producer, variant.topic(), events, rate);
         long target = produced.getOrDefault(variant.topic(), 0L) + count;
         produced.put(variant.topic(), target);
         awaitCommitted(variant, target, Duration.ofMinutes(5));
@@ -536,9 +512,6 @@ public final class EndToEndBenchmark {
 
     private void writeServer(Variant inbox, Variant plain, String idle, Variant batch, Variant two,
                              Variant... grouped) throws Exception {
-        Path dir = WLP.resolve("usr/servers/" + SERVER);
-        Files.createDirectories(dir.resolve("dropins"));
-        StringBuilder vars = new StringBuilder();
         Map<String, String> v = new LinkedHashMap<>();
         v.put("http.port", Integer.toString(HTTP_PORT));
         v.put("db.name", DB);
@@ -575,21 +548,7 @@ public final class EndToEndBenchmark {
             channel(v, "bench-batch", batch);
             v.put("mp.messaging.incoming.bench-batch.batch", "true");
         }
-        v.forEach((name, value) -> vars.append("  <variable name=\"").append(name).append("\" value=\"").append(value)
-                .append("\"/>\n"));
-        Files.writeString(dir.resolve("server.xml"), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                + "<!-- written by EndToEndBenchmark for one run: the billing server plus a channel without the inbox -->\n"
-                + "<server description=\"jakarta-inbox benchmark server\">\n"
-                + "  <include location=\"${wlp.user.dir}/servers/billing/server.xml\"/>\n"
-                + vars + "</server>\n");
-        // BENCH_JVM_OPTIONS: more lines for the server's jvm.options, e.g. a JFR recording to profile it
-        // ("-XX:StartFlightRecording=filename=/tmp/bench.jfr,dumponexit=true,settings=profile")
-        String extra = System.getenv().getOrDefault("BENCH_JVM_OPTIONS", "").trim().replace(' ', '\n');
-        Files.writeString(dir.resolve("jvm.options"), "-Xmx512m\n" + (extra.isEmpty() ? "" : extra + "\n"));
-        WebArchive war = ShrinkWrap.create(ZipImporter.class, "billing.war")
-                .importFrom(Path.of(System.getProperty("war.file", "target/billing.war")).toFile())
-                .as(WebArchive.class)
-                .addClass(PlainBillingConsumer.class);
+        WebArchive war = BenchServer.billingWar().addClass(PlainBillingConsumer.class);
         if (batch != null) {
             war.addClass(BatchProbeConsumer.class);
         }
@@ -599,65 +558,23 @@ public final class EndToEndBenchmark {
         if (grouped.length > 0) {
             war.addClass(GroupedBillingConsumers.class);
         }
-        war.as(ZipExporter.class).exportTo(dir.resolve("dropins/billing.war").toFile(), true);
-    }
-
-    private static void server(String action) throws Exception {
-        Process p = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, SERVER).inheritIO().start();
-        int rc = p.waitFor();
-        if (rc != 0 && !(action.equals("stop") && rc == 1)) {
-            throw new IllegalStateException("server " + action + " " + SERVER + " exited " + rc);
-        }
-    }
-
-    private static void awaitReady() throws Exception {
-        HttpClient http = HttpClient.newHttpClient();
-        // the application is up once its (open) metrics show the inbox gauges; the REST API needs a login
-        HttpRequest ready = HttpRequest.newBuilder(URI.create("http://localhost:" + HTTP_PORT
-                + "/metrics?scope=application")).timeout(Duration.ofSeconds(5)).build();
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                HttpResponse<String> metrics = http.send(ready, HttpResponse.BodyHandlers.ofString());
-                if (metrics.statusCode() == 200 && metrics.body().contains("inbox_processed")) {
-                    return;
-                }
-            } catch (java.io.IOException e) {
-                // not up yet
-            }
-            Thread.sleep(500);
-        }
-        throw new IllegalStateException("server " + SERVER + " not ready on port " + HTTP_PORT);
+        LIBERTY.write("written by EndToEndBenchmark for one run: the billing server plus a channel without the inbox",
+                v, war);
     }
 
     static PGSimpleDataSource source(String database) {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setServerNames(new String[] {"127.0.0.1"});
-        ds.setDatabaseName(database);
-        ds.setUser("postgres");
-        return ds;
+        return BenchServer.source(database);
     }
 
     private static void recreateDatabase() throws Exception {
-        try (Connection c = source("postgres").getConnection(); Statement s = c.createStatement()) {
-            s.execute("DROP DATABASE IF EXISTS " + DB + " WITH (FORCE)");
-            s.execute("CREATE DATABASE " + DB);
-        }
+        BenchServer.recreateDatabase(DB);
     }
 
     private static long count(String sql) throws Exception {
-        try (Connection c = source(DB).getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return BenchServer.count(DB, sql);
     }
 
     private static String pgVersion() throws Exception {
-        try (Connection c = source(DB).getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SHOW server_version")) {
-            rs.next();
-            return rs.getString(1);
-        }
+        return BenchServer.pgVersion(DB);
     }
 }
