@@ -19,13 +19,21 @@ import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.pdmodel.PDPage;
 import org.apache.pdfbox.pdmodel.PDPageContentStream;
 import org.apache.pdfbox.pdmodel.common.PDRectangle;
+import org.apache.pdfbox.pdmodel.font.PDFont;
 import org.apache.pdfbox.pdmodel.font.PDType0Font;
+import org.apache.pdfbox.pdmodel.font.PDType1Font;
+import org.apache.pdfbox.pdmodel.font.Standard14Fonts;
+import org.apache.pdfbox.pdmodel.font.encoding.GlyphList;
+import org.apache.pdfbox.pdmodel.font.encoding.WinAnsiEncoding;
 
 /**
  * Renders an invoice as a one-page A4 PDF (Apache PDFBox) in embedded Unicode TrueType fonts, so that order ids and
  * customer data in any script the fonts cover print as they are.
  *
- * <p><b>Fonts.</b> DejaVu Sans and DejaVu Sans Bold (Latin, Greek, Cyrillic, Arabic, Hebrew, many symbols and the
+ * <p><b>Fonts.</b> What the standard Helvetica (regular and bold) can encode, WinAnsi (Latin-1 and a few more), is
+ * drawn in it, unembedded, as every PDF reader has it: an invoice in Latin script costs no font embedding, which
+ * takes most of a render's time (about 2 ms of 2.3 for the two DejaVu faces' width tables and subsets). Everything
+ * else is drawn in DejaVu Sans and DejaVu Sans Bold (Latin, Greek, Cyrillic, Arabic, Hebrew, many symbols and the
  * emoticons U+1F600..U+1F64F in black and white) and Noto Sans SC Regular as the fallback for what DejaVu lacks
  * (Chinese, Japanese kana; also used in bold lines, there is no bold CJK face). Each code point is drawn in the first
  * of these that has a glyph for it. The files are unpacked from Maven Central jars at build time (pom.xml, execution
@@ -59,25 +67,97 @@ public final class InvoicePdf {
     /** The text's width on A4 between margins of 60 points. */
     private static final float WIDTH = PDRectangle.A4.getWidth() - 2 * 60;
 
-    /** Regular text, then its fallback. */
-    private static final List<TrueTypeFont> REGULAR;
-    /** Bold text (title, amount), then its fallback (regular CJK). */
-    private static final List<TrueTypeFont> BOLD;
-    /** The Unicode cmap of each font, read once: a glyph id of 0 means no glyph. */
-    private static final Map<TrueTypeFont, CmapLookup> CMAPS = new HashMap<>();
+    /** Regular text: Helvetica, then the embedded fonts. */
+    private static final List<Face> REGULAR;
+    /** Bold text (title, amount): Helvetica Bold, then the embedded fonts (regular CJK). */
+    private static final List<Face> BOLD;
 
     static {
         try {
-            TrueTypeFont sans = parse("dejavu/DejaVuSans.ttf");
-            TrueTypeFont sansBold = parse("dejavu/DejaVuSans-Bold.ttf");
-            TrueTypeFont cjk = parse("noto-sans-sc/NotoSansSC-Regular.ttf");
-            REGULAR = List.of(sans, cjk);
-            BOLD = List.of(sansBold, cjk);
-            for (TrueTypeFont font : List.of(sans, sansBold, cjk)) {
-                CMAPS.put(font, font.getUnicodeCmapLookup());
-            }
+            Face sans = new Embedded(parse("dejavu/DejaVuSans.ttf"));
+            Face sansBold = new Embedded(parse("dejavu/DejaVuSans-Bold.ttf"));
+            Face cjk = new Embedded(parse("noto-sans-sc/NotoSansSC-Regular.ttf"));
+            REGULAR = List.of(new Standard(Standard14Fonts.FontName.HELVETICA), sans, cjk);
+            BOLD = List.of(new Standard(Standard14Fonts.FontName.HELVETICA_BOLD), sansBold, cjk);
         } catch (IOException e) {
             throw new UncheckedIOException("the invoice PDF's fonts could not be loaded", e);
+        }
+    }
+
+    /** A font of the chain: which code points it draws, how wide, and its PDF font for one document. */
+    private interface Face {
+        /** @return whether the face has a glyph for the code point */
+        boolean has(int codePoint);
+
+        /** @return the code point's advance width in thousandths of the font size; only when {@link #has} */
+        float advance(int codePoint);
+
+        /** @return a PDF font of this face for one document */
+        PDFont load(PDDocument document) throws IOException;
+    }
+
+    /** A standard 14 font, not embedded: WinAnsi's code points, widths read once from its metrics. */
+    private static final class Standard implements Face {
+        private final Standard14Fonts.FontName name;
+        private final Map<Integer, Float> widths = new HashMap<>();
+
+        Standard(Standard14Fonts.FontName name) throws IOException {
+            this.name = name;
+            PDType1Font font = new PDType1Font(name);
+            GlyphList glyphs = GlyphList.getAdobeGlyphList();
+            for (Map.Entry<Integer, String> e : WinAnsiEncoding.INSTANCE.getCodeToNameMap().entrySet()) {
+                String unicode = glyphs.toUnicode(e.getValue());
+                if (unicode != null && unicode.codePointCount(0, unicode.length()) == 1 && font.hasGlyph(e.getValue())) {
+                    widths.put(unicode.codePointAt(0), font.getWidth(e.getKey()));
+                }
+            }
+        }
+
+        @Override
+        public boolean has(int codePoint) {
+            return widths.containsKey(codePoint);
+        }
+
+        @Override
+        public float advance(int codePoint) {
+            return widths.get(codePoint);
+        }
+
+        @Override
+        public PDFont load(PDDocument document) {
+            return new PDType1Font(name);
+        }
+    }
+
+    /** A TrueType font parsed once, embedded as a subset in each document that uses it. */
+    private static final class Embedded implements Face {
+        private final TrueTypeFont font;
+        /** read once: a glyph id of 0 means no glyph */
+        private final CmapLookup cmap;
+
+        Embedded(TrueTypeFont font) throws IOException {
+            this.font = font;
+            this.cmap = font.getUnicodeCmapLookup();
+        }
+
+        @Override
+        public boolean has(int codePoint) {
+            return cmap.getGlyphId(codePoint) != 0;
+        }
+
+        @Override
+        public float advance(int codePoint) {
+            try {
+                return font.getAdvanceWidth(cmap.getGlyphId(codePoint)) * 1000f / font.getUnitsPerEm();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public PDFont load(PDDocument document) throws IOException {
+            // per document: the PDType0Font collects the glyphs this document uses and is subset at save()
+            return PDType0Font.load(document, font, true);
         }
     }
 
@@ -101,7 +181,7 @@ public final class InvoicePdf {
         try (PDDocument document = new PDDocument(); ByteArrayOutputStream out = new ByteArrayOutputStream()) {
             PDPage page = new PDPage(PDRectangle.A4);
             document.addPage(page);
-            Map<TrueTypeFont, PDType0Font> fonts = new HashMap<>();
+            Map<Face, PDFont> fonts = new HashMap<>();
             try (PDPageContentStream text = new PDPageContentStream(document, page)) {
                 text.beginText();
                 text.newLineAtOffset(60, 770);
@@ -135,19 +215,19 @@ public final class InvoicePdf {
      * Draws one logical line: printable, wrapped at the right margin (a 200-character order id does not fit), each
      * physical line in visual order, each stretch of code points in the first font that has them.
      */
-    private static void show(PDPageContentStream text, PDDocument document, Map<TrueTypeFont, PDType0Font> loaded,
-                             List<TrueTypeFont> fonts, float size, String line) throws IOException {
+    private static void show(PDPageContentStream text, PDDocument document, Map<Face, PDFont> loaded,
+                             List<Face> fonts, float size, String line) throws IOException {
         List<String> lines = wrap(printable(line, cp -> fontFor(fonts, cp) != null), fonts, size);
         for (int l = 0; l < lines.size(); l++) {
             if (l > 0) {
                 text.newLine();
             }
             String visual = visualOrder(lines.get(l));
-            TrueTypeFont current = null;
+            Face current = null;
             StringBuilder run = new StringBuilder();
             for (int i = 0; i < visual.length(); ) {
                 int cp = visual.codePointAt(i);
-                TrueTypeFont font = fontFor(fonts, cp);
+                Face font = fontFor(fonts, cp);
                 if (font != current && run.length() > 0) {
                     showRun(text, document, loaded, current, size, run);
                 }
@@ -162,14 +242,13 @@ public final class InvoicePdf {
     }
 
     /** @return the printable line cut, by code point, into pieces no wider than {@link #WIDTH} */
-    private static List<String> wrap(String line, List<TrueTypeFont> fonts, float size) throws IOException {
+    private static List<String> wrap(String line, List<Face> fonts, float size) {
         List<String> lines = new ArrayList<>();
         StringBuilder current = new StringBuilder();
         float width = 0;
         for (int i = 0; i < line.length(); ) {
             int cp = line.codePointAt(i);
-            TrueTypeFont font = fontFor(fonts, cp);
-            float advance = font.getAdvanceWidth(CMAPS.get(font).getGlyphId(cp)) * size / font.getUnitsPerEm();
+            float advance = fontFor(fonts, cp).advance(cp) * size / 1000f;
             if (width + advance > WIDTH && current.length() > 0) {
                 lines.add(current.toString());
                 current.setLength(0);
@@ -183,12 +262,11 @@ public final class InvoicePdf {
         return lines;
     }
 
-    private static void showRun(PDPageContentStream text, PDDocument document, Map<TrueTypeFont, PDType0Font> loaded,
-                                TrueTypeFont font, float size, StringBuilder run) throws IOException {
-        PDType0Font pdFont = loaded.get(font);
+    private static void showRun(PDPageContentStream text, PDDocument document, Map<Face, PDFont> loaded,
+                                Face font, float size, StringBuilder run) throws IOException {
+        PDFont pdFont = loaded.get(font);
         if (pdFont == null) {
-            // per document: the PDType0Font collects the glyphs this document uses and is subset at save()
-            pdFont = PDType0Font.load(document, font, true);
+            pdFont = font.load(document);
             loaded.put(font, pdFont);
         }
         text.setFont(pdFont, size);
@@ -197,9 +275,9 @@ public final class InvoicePdf {
     }
 
     /** @return the first font with a glyph for the code point, {@code null} when none has one */
-    private static TrueTypeFont fontFor(List<TrueTypeFont> fonts, int codePoint) {
-        for (TrueTypeFont font : fonts) {
-            if (CMAPS.get(font).getGlyphId(codePoint) != 0) {
+    private static Face fontFor(List<Face> fonts, int codePoint) {
+        for (Face font : fonts) {
+            if (font.has(codePoint)) {
                 return font;
             }
         }

@@ -233,13 +233,19 @@ public class SmtpSender {
         }
     }
 
-    /** Makes plain sockets and remembers, per thread, the last one made, for {@link #connect}. */
+    /**
+     * Makes plain sockets with {@code TCP_NODELAY} and remembers, per thread, the last one made, for {@link #connect}.
+     * Without {@code TCP_NODELAY} the short end of data waits behind the message's last segment until the server's
+     * delayed acknowledgement (Nagle's algorithm, RFC 896, against delayed ACK, RFC 1122 section 4.2.3.2): about 40 ms
+     * per mail on Linux, which made one kept connection carry some 20 mails a second.
+     */
     static final class TrackingSocketFactory extends SocketFactory {
         static final ThreadLocal<Socket> last = new ThreadLocal<>();
 
         @Override
-        public Socket createSocket() {
+        public Socket createSocket() throws SocketException {
             Socket socket = new Socket();
+            socket.setTcpNoDelay(true);
             last.set(socket);
             return socket;
         }
@@ -247,6 +253,7 @@ public class SmtpSender {
         @Override
         public Socket createSocket(String host, int port) throws IOException {
             Socket socket = new Socket(host, port);
+            socket.setTcpNoDelay(true);
             last.set(socket);
             return socket;
         }
@@ -255,6 +262,7 @@ public class SmtpSender {
         public Socket createSocket(String host, int port, java.net.InetAddress local, int localPort)
                 throws IOException {
             Socket socket = new Socket(host, port, local, localPort);
+            socket.setTcpNoDelay(true);
             last.set(socket);
             return socket;
         }
@@ -262,6 +270,7 @@ public class SmtpSender {
         @Override
         public Socket createSocket(java.net.InetAddress host, int port) throws IOException {
             Socket socket = new Socket(host, port);
+            socket.setTcpNoDelay(true);
             last.set(socket);
             return socket;
         }
@@ -270,6 +279,7 @@ public class SmtpSender {
         public Socket createSocket(java.net.InetAddress host, int port, java.net.InetAddress local, int localPort)
                 throws IOException {
             Socket socket = new Socket(host, port, local, localPort);
+            socket.setTcpNoDelay(true);
             last.set(socket);
             return socket;
         }

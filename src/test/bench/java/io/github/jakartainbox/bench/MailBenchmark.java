@@ -114,6 +114,7 @@ public final class MailBenchmark {
         int highRate = 200;
         int warmup = 200;
         boolean doc = true;
+        boolean newOnly = false;
         String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -124,14 +125,20 @@ public final class MailBenchmark {
                 case "--warmup" -> warmup = Integer.parseInt(args[++i]);
                 case "--bootstrap" -> bootstrap = args[++i];
                 case "--no-doc" -> doc = false;
+                case "--new-only" -> newOnly = true;
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --events N "
-                        + "--latency-events N --rate N --high-rate N --warmup N --bootstrap host:port --no-doc");
+                        + "--latency-events N --rate N --high-rate N --warmup N --bootstrap host:port --no-doc --new-only");
             }
         }
         refuseOthers();
         MailBenchmark bench = new MailBenchmark(bootstrap);
         try {
             String command = ("bin/benchmark mail " + String.join(" ", args)).strip();
+            if (newOnly) {
+                // the new mailer alone, for profiling it: prints its figures, writes no docs
+                bench.service("new", "new mailer", Map.of(), 0, events, latencyEvents, rate, highRate, warmup);
+                return;
+            }
             String tables = bench.run(command, events, latencyEvents, rate, highRate, warmup);
             System.out.println();
             System.out.println(tables);
@@ -198,6 +205,7 @@ public final class MailBenchmark {
         props.setProperty("mail.smtp.host", "127.0.0.1");
         props.setProperty("mail.smtp.port", Integer.toString(SMTP_PORT));
         props.setProperty("mail.from", "billing@example.com");
+        props.put("mail.smtp.socketFactory", io.github.jakartainbox.billing.BenchMail.socketFactory());
         Session session = Session.getInstance(props);
         String prefix = run + "-" + tag;
         sendBare(session, prefix + "-warm", warmup, null);
@@ -452,7 +460,8 @@ public final class MailBenchmark {
         int otherId = 0;
         for (String[] e : expected) {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + SMTP_API_PORT
-                    + "/api/user/" + URLEncoder.encode(e[0], StandardCharsets.UTF_8) + "/messages/")).build(),
+                    + "/api/user/" + URLEncoder.encode(e[0], StandardCharsets.UTF_8) + "/messages/"))
+                    .timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
             List<String> ids = new ArrayList<>();
             if (r.statusCode() == 200) {

@@ -34,6 +34,11 @@ public final class BenchMail {
         return message;
     }
 
+    /** @return the service's socket factory (TCP_NODELAY), so that the bare loop's connections are the same */
+    public static javax.net.SocketFactory socketFactory() {
+        return new SmtpSender.TrackingSocketFactory();
+    }
+
     private static void set(Invoice invoice, String field, Object value) throws ReflectiveOperationException {
         Field f = Invoice.class.getDeclaredField(field);
         f.setAccessible(true);

@@ -41,8 +41,8 @@ public final class InvoicePdfBenchmark {
                 "p90 ms", "PDF bytes");
         for (int threads : new int[] {1, 2}) {
             run("Helvetica (old), Latin", InvoicePdfBenchmark::helvetica, latin, threads, renders);
-            run("embedded fonts, Latin", InvoicePdf::render, latin, threads, renders);
-            run("embedded fonts, with CJK", InvoicePdf::render, cjk, threads, renders);
+            run("now, Latin (Helvetica)", InvoicePdf::render, latin, threads, renders);
+            run("now, with CJK (embedded)", InvoicePdf::render, cjk, threads, renders);
         }
     }
 
