@@ -40,32 +40,6 @@ public class BillingJmsConsumer implements MessageListener {
         } catch (JMSException e) {
             throw new IllegalStateException("cannot read the text of JMS message: " + e, e);
         }
-        // the real size: OrderConfirmed.parse(String) stops counting one byte past the limit ("65537 bytes")
-        long bytes = json == null ? 0 : utf8Length(json);
-        if (bytes > OrderConfirmed.MAX_BYTES) {
-            throw new UnprocessableEventException(BillingMessage.BILLING0102E.format(String.valueOf(bytes),
-                    String.valueOf(OrderConfirmed.MAX_BYTES)));
-        }
         invoices.create(OrderConfirmed.parse(json));
-    }
-
-    /** @return the text's length in UTF-8, counted to its end without encoding it (a lone surrogate as 3 bytes) */
-    static long utf8Length(String text) {
-        long bytes = 0;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c < 0x80) {
-                bytes += 1;
-            } else if (c < 0x800) {
-                bytes += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
-                    && Character.isLowSurrogate(text.charAt(i + 1))) {
-                bytes += 4;
-                i++;
-            } else {
-                bytes += 3;
-            }
-        }
-        return bytes;
     }
 }

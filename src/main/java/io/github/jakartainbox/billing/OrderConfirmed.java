@@ -168,10 +168,11 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
         return Printable.of(text, 60);
     }
 
-    /** @return how many bytes the text takes in UTF-8, counted without encoding it (stops counting past the limit) */
-    private static long utf8Length(String text) {
+    /** @return the text's length in UTF-8, counted to its end without encoding it (a lone surrogate as 3 bytes), so
+     *          that a refusal states the real size */
+    static long utf8Length(String text) {
         long bytes = 0;
-        for (int i = 0; i < text.length() && bytes <= MAX_BYTES; i++) {
+        for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             if (c < 0x80) {
                 bytes += 1;

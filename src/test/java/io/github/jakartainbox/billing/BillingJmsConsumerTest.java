@@ -33,7 +33,7 @@ class BillingJmsConsumerTest {
     @Test
     void utf8LengthCountsLikeTheEncoder() {
         for (String text : new String[] {"", "abc", "\u00e9t\u00e9", "\u20ac", "\uD83D\uDE00x"}) {
-            assertEquals(text.getBytes(StandardCharsets.UTF_8).length, BillingJmsConsumer.utf8Length(text), text);
+            assertEquals(text.getBytes(StandardCharsets.UTF_8).length, OrderConfirmed.utf8Length(text), text);
         }
     }
 }

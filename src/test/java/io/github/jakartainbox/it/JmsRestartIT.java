@@ -36,8 +36,6 @@ import org.junit.jupiter.api.Test;
  */
 class JmsRestartIT {
 
-    private static final Path WLP = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
-    private static final String SERVER = "billing";
     private static final Duration WAIT = Duration.ofMinutes(3);
     private static final int EVENTS = 500;
     private static final int DUPLICATES = 150;
@@ -53,8 +51,8 @@ class JmsRestartIT {
      */
     @AfterEach
     void stopServer() throws Exception {
-        server("stop");
-        TestFiles.deleteTree(WLP.resolve("usr/servers/" + SERVER + "/messaging"));
+        BillingServer.run("stop", serverEnvironment);
+        TestFiles.deleteTree(BillingServer.WLP.resolve("usr/servers/" + BillingServer.NAME + "/messaging"));
     }
 
     @Test
@@ -69,7 +67,7 @@ class JmsRestartIT {
                 + "WHERE i.consumer = 'billing-jms' AND v.order_id LIKE ?";
         String pattern = run + "-%";
 
-        startAndAwaitReady();
+        BillingServer.startAndAwaitReady(serverEnvironment, WAIT);
         Set<String> confirmed = ConcurrentHashMap.newKeySet();
         // four senders, so that the sends outpace the one bean instance and a backlog waits in the store (with one
         // sender the bean kept up once in CI, and the kill found nothing waiting)
@@ -92,7 +90,7 @@ class JmsRestartIT {
             producer.start();
         }
         long beforeKill = db.await(WAIT, n -> n >= EVENTS / 3, processed, pattern);
-        kill();
+        BillingServer.kill();
         int sentAtKill = confirmed.size();
         for (Thread producer : producers) {
             producer.join(Duration.ofMinutes(2).toMillis());
@@ -106,7 +104,7 @@ class JmsRestartIT {
         assertTrue(sentAtKill > atKill, "a backlog waited in the queue's store at the kill: " + sentAtKill
                 + " sent, " + atKill + " processed");
 
-        startAndAwaitReady();
+        BillingServer.startAndAwaitReady(serverEnvironment, WAIT);
         int resent = 0;
         for (Event e : events) {
             if (!confirmed.contains(e.eventId())) {
@@ -154,36 +152,6 @@ class JmsRestartIT {
         return HTTP.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
-    private static void startAndAwaitReady() throws Exception {
-        server("start");
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                if (Api.call("GET", TestEnv.url("/billing/api/invoices/count"), Api.READER).statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("billing service not ready within " + WAIT);
-    }
 
-    private static void server(String action) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, SERVER).inheritIO();
-        builder.environment().putAll(serverEnvironment);
-        Process p = builder.start();
-        int rc = p.waitFor();
-        assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc);
-    }
 
-    private static void kill() throws Exception {
-        Path pidFile = WLP.resolve("usr/servers/.pid/" + SERVER + ".pid");
-        long pid = Long.parseLong(Files.readString(pidFile).trim());
-        ProcessHandle handle = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid));
-        assertTrue(new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start().waitFor() == 0);
-        handle.onExit().get();
-        Files.deleteIfExists(pidFile);
-    }
 }

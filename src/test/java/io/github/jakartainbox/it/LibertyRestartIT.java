@@ -28,8 +28,6 @@ import org.junit.jupiter.api.Test;
  */
 class LibertyRestartIT {
 
-    private static final Path WLP = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
-    private static final String SERVER = "billing";
     private static final Duration WAIT = Duration.ofMinutes(3);
     private static final int EVENTS = 1000;
     private static final int DUPLICATES = 300;
@@ -46,7 +44,7 @@ class LibertyRestartIT {
     /** Each test leaves the server stopped, passed or failed, so that the next one can start it. */
     @AfterEach
     void stopServer() throws Exception {
-        server("stop");
+        BillingServer.run("stop", serverEnvironment);
     }
 
     @Test
@@ -89,12 +87,12 @@ class LibertyRestartIT {
                 SampleEvents.send(producer, serverEnvironment.get("MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC"),
                         SampleEvents.withDuplicates(events, 10, new Random(7)));
             }
-            server("start");
+            BillingServer.run("start", serverEnvironment);
             HttpResponse<String> ready = awaitStatus("/health/ready", 503);
             assertEquals(503, ready.statusCode(), "readiness DOWN while the database refuses: " + ready.body());
             assertTrue(ready.body().contains("inbox-database"), ready.body());
             assertEquals(200, awaitStatus("/billing/", 200).statusCode(), "the application started");
-            String log = Files.readString(WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log"));
+            String log = Files.readString(BillingServer.log());
             assertTrue(log.contains("INBOX0013W") && log.contains("BILLING0212W"), "the start says why it waits");
             assertTrue(!log.contains("CWWKZ0002E"), "no application failed to start");
             Thread.sleep(5_000); // deliveries arrive and wait
@@ -182,7 +180,7 @@ class LibertyRestartIT {
         String pattern = run + "-%";
         int total = EVENTS + STOP_BACKLOG;
 
-        startAndAwaitReady();
+        BillingServer.startAndAwaitReady(serverEnvironment, WAIT);
         db.await(WAIT, n -> n >= EVENTS / 5, processed, pattern);
         // the graceful stop comes while the consumers work through a backlog, so that groups are in flight
         CompletableFuture<Void> backlog = CompletableFuture.runAsync(() -> {
@@ -193,7 +191,7 @@ class LibertyRestartIT {
             }
         });
         long before = db.await(WAIT, n -> n >= EVENTS + 200, processed, pattern);
-        server("stop"); // graceful: the groups in flight commit, the inbox-kafka offsets are committed
+        BillingServer.run("stop", serverEnvironment); // graceful: the groups in flight commit, the inbox-kafka offsets are committed
         backlog.get();
         long afterStop = db.number(processed, pattern);
         System.out.printf("graceful stop after %d of %d events, %d processed when it ended%n", before, total,
@@ -201,12 +199,12 @@ class LibertyRestartIT {
         assertTrue(afterStop < total, "the stop came while events were still waiting (else it shows nothing)");
         assertGroupsFinishedBeforeTheEjbModuleStopped();
 
-        startAndAwaitReady();
+        BillingServer.startAndAwaitReady(serverEnvironment, WAIT);
         long beforeKill = db.await(WAIT, n -> n >= total * 3 / 5, processed, pattern);
-        kill(); // SIGKILL: committed transactions whose offsets were not committed are delivered again
+        BillingServer.kill(); // SIGKILL: committed transactions whose offsets were not committed are delivered again
         System.out.printf("kill -9 after %d of %d events%n", beforeKill, total);
 
-        startAndAwaitReady();
+        BillingServer.startAndAwaitReady(serverEnvironment, WAIT);
         long done = db.await(WAIT, n -> n >= total, processed, pattern);
         long analytics = db.await(WAIT, n -> n >= total, "SELECT count(*) FROM inbox i JOIN invoice v "
                 + "ON v.event_id = i.event_id WHERE i.consumer = 'analytics' AND v.order_id LIKE ?", pattern);
@@ -228,7 +226,7 @@ class LibertyRestartIT {
      * stop's wakeup (INBOX0605W). Before InboxWebStop the channels stopped only at CDI's shutdown, after the EJB module.
      */
     private static void assertGroupsFinishedBeforeTheEjbModuleStopped() throws IOException {
-        String log = Files.readString(WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log"));
+        String log = Files.readString(BillingServer.log());
         String stop = log.substring(Math.max(0, log.lastIndexOf("CWWKE0055I")));
         for (String fault : List.of("INBOX0603W", "closed EntityManager", "INBOX0605W")) {
             assertTrue(!stop.contains(fault), "the graceful stop logged " + fault + ":\n" + stop);
@@ -240,36 +238,6 @@ class LibertyRestartIT {
                         + ", CNTR4003I at " + ejbStopping + ")");
     }
 
-    private void startAndAwaitReady() throws Exception {
-        server("start");
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                if (Api.call("GET", TestEnv.url("/billing/api/invoices/count"), Api.READER).statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("billing service not ready within " + WAIT);
-    }
 
-    private static void server(String action) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, SERVER).inheritIO();
-        builder.environment().putAll(serverEnvironment);
-        Process p = builder.start();
-        int rc = p.waitFor();
-        assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc);
-    }
 
-    private static void kill() throws Exception {
-        Path pidFile = WLP.resolve("usr/servers/.pid/" + SERVER + ".pid");
-        long pid = Long.parseLong(Files.readString(pidFile).trim());
-        ProcessHandle handle = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid));
-        assertTrue(new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start().waitFor() == 0);
-        handle.onExit().get();
-        Files.deleteIfExists(pidFile);
-    }
 }

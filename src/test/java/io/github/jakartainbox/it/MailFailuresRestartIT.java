@@ -41,8 +41,6 @@ import org.junit.jupiter.api.Test;
  */
 class MailFailuresRestartIT {
 
-    private static final Path WLP = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
-    private static final String SERVER = "billing";
     private static final String DATABASE = System.getenv().getOrDefault("DB_NAME", "billing") + "_mailfailures";
     private static final int UPSTREAM = Integer.parseInt(System.getenv().getOrDefault("SMTP_PORT", "3025"));
     private static final int FINAL_REPLY_SECONDS = 4;
@@ -53,7 +51,7 @@ class MailFailuresRestartIT {
 
     @AfterEach
     void stop() throws Exception {
-        server("stop");
+        BillingServer.run("stop", serverEnvironment);
         if (proxy != null) {
             proxy.close();
         }
@@ -72,7 +70,7 @@ class MailFailuresRestartIT {
         Rule slow = proxy.rule("slow-", Fault.holdFinalReply(Duration.ofSeconds(1)));
         Rule stalled = proxy.rule("stalled-", Fault.holdFinalReply(Duration.ofSeconds(FINAL_REPLY_SECONDS * 2)));
         Rule lost = proxy.rule("lost-", Fault.DROP_AFTER_DATA);
-        startAndAwaitReady();
+        BillingServer.startAndAwaitReady(serverEnvironment, Duration.ofMinutes(3));
 
         // permanent: the refused customer first, five ordinary ones right behind it on the one mailer thread
         String refusedTo = address("refused", run, 1);
@@ -278,26 +276,5 @@ class MailFailuresRestartIT {
         return Map.copyOf(env);
     }
 
-    private void startAndAwaitReady() throws Exception {
-        server("start");
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                if (Api.call("GET", TestEnv.url("/billing/api/invoices/count"), Api.READER).statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("billing service not ready within 3 minutes");
-    }
 
-    private void server(String action) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, SERVER).inheritIO();
-        builder.environment().putAll(serverEnvironment);
-        int rc = builder.start().waitFor();
-        assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc);
-    }
 }

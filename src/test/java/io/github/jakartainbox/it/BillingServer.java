@@ -1,0 +1,68 @@
+package io.github.jakartainbox.it;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The packaged billing service as the restart tests run it: Liberty server {@value #NAME} under
+ * {@code target/liberty/wlp}, started, stopped and killed with an environment of the test's (database, topics,
+ * groups, SMTP server).
+ */
+final class BillingServer {
+
+    static final Path WLP = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
+    static final String NAME = "billing";
+
+    private BillingServer() {
+    }
+
+    /** @return the server's {@code messages.log} */
+    static Path log() {
+        return WLP.resolve("usr/servers/" + NAME + "/logs/messages.log");
+    }
+
+    /**
+     * Runs {@code bin/server <action> billing}; a stop of a server that is not running passes.
+     *
+     * @param action      {@code start} or {@code stop}
+     * @param environment added to the server process's environment
+     */
+    static void run(String action, Map<String, String> environment) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, NAME).inheritIO();
+        builder.environment().putAll(environment);
+        int rc = builder.start().waitFor();
+        assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc);
+    }
+
+    /** Starts the server and waits until its API answers a reader. */
+    static void startAndAwaitReady(Map<String, String> environment, Duration wait) throws Exception {
+        run("start", environment);
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (Api.call("GET", TestEnv.url("/billing/api/invoices/count"), Api.READER).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("billing service not ready within " + wait);
+    }
+
+    /** Kills the server with SIGKILL and waits for the process to end. */
+    static void kill() throws Exception {
+        Path pidFile = WLP.resolve("usr/servers/.pid/" + NAME + ".pid");
+        long pid = Long.parseLong(Files.readString(pidFile).trim());
+        ProcessHandle handle = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid));
+        assertTrue(new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start().waitFor() == 0);
+        handle.onExit().get();
+        Files.deleteIfExists(pidFile);
+    }
+}
