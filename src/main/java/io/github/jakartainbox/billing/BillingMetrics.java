@@ -42,12 +42,32 @@ public class BillingMetrics {
      * @throws IllegalStateException when it is not an ISO-8601 duration
      */
     public static Duration unmailedAfter() {
-        String text = ConfigProvider.getConfig().getOptionalValue(UNMAILED_AFTER, String.class).orElse("PT10M");
-        try {
-            return Duration.parse(text.trim());
-        } catch (RuntimeException e) {
-            throw new IllegalStateException(BillingMessage.BILLING0206E.format(UNMAILED_AFTER, text), e);
+        return duration(ConfigProvider.getConfig(), UNMAILED_AFTER, Duration.ofMinutes(10), false);
+    }
+
+    /**
+     * @param config       the configuration
+     * @param key          a key holding an ISO-8601 duration
+     * @param defaultValue the value when the key is unset or blank
+     * @param positive     whether only a duration above zero is accepted
+     * @return the key's duration
+     * @throws IllegalStateException ({@code BILLING0206E}) when the value is no such duration
+     */
+    static Duration duration(org.eclipse.microprofile.config.Config config, String key, Duration defaultValue,
+                             boolean positive) {
+        String text = config.getOptionalValue(key, String.class).map(String::trim).orElse("");
+        if (text.isEmpty()) {
+            return defaultValue;
         }
+        try {
+            Duration value = Duration.parse(text);
+            if (!positive || !value.isNegative() && !value.isZero()) {
+                return value;
+            }
+        } catch (RuntimeException e) {
+            // answered below
+        }
+        throw new IllegalStateException(BillingMessage.BILLING0206E.format(key, text));
     }
 
     void register(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {

@@ -21,8 +21,9 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
- * Consumer {@code mailer} of {@code invoices.issued}: renders the invoice PDF and mails it to the customer through
- * Liberty's {@code mail/billing} session, and records the mail ({@code invoice.mailed_at}, {@code mail_message_id})
+ * Consumer {@code mailer} of {@code invoices.issued}: renders the invoice PDF and mails it to the customer, to the
+ * server of Liberty's {@code mail/billing} session over a connection kept per thread ({@link SmtpSender}), and
+ * records the mail ({@code invoice.mailed_at}, {@code mail_message_id})
  * in the transaction that claims the event. The mail's {@code Message-ID} is derived from the event id, so that a
  * second mail for the same event (sent in the window between the SMTP server's acceptance and this transaction's
  * commit, then sent again after a crash or a failed commit) carries the same Message-ID and is recognisable.
@@ -52,8 +53,13 @@ public class InvoiceMailer {
      *                trace of the order that made the invoice: the outbox wrote its {@code traceparent}, README
      *                "Tracing"); its value as it arrived
      * @return the acknowledgement (the inbox acknowledges the record itself, after the commit)
-     * @throws UnprocessableEventException when the event is malformed or names no invoice (dead-lettered at once)
-     * @throws IllegalStateException       when the SMTP server refused or could not be reached (retried)
+     * @throws UnprocessableEventException    when the event is malformed, names no invoice or no plain address,
+     *                                        or the SMTP server refused the mail for good (5xx) or gave no final reply
+     *                                        (uncertain: not sent again): dead-lettered at once
+     * @throws DownstreamUnavailableException when the SMTP server is unavailable before the end of data was sent:
+     *                                        waited out without using attempts
+     * @throws IllegalStateException          when the SMTP server deferred the recipient (4xx to RCPT): retried up to
+     *                                        the consumer's attempts
      */
     @Incoming("invoices-mailer")
     @Idempotent(consumer = "mailer")

@@ -15,7 +15,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -65,7 +64,7 @@ public class SmtpSender {
 
     /**
      * @return the session mails are made with: the configured one's properties with this class's timeouts
-     * @throws IllegalArgumentException when a timeout key holds no positive ISO-8601 duration
+     * @throws IllegalStateException ({@code BILLING0206E}) when a timeout key holds no positive ISO-8601 duration
      */
     Session session() {
         Session s = session;
@@ -82,9 +81,9 @@ public class SmtpSender {
 
     private Session build() {
         Config config = ConfigProvider.getConfig();
-        Duration connect = duration(config, CONNECTION_TIMEOUT, Duration.ofSeconds(30));
-        Duration read = duration(config, READ_TIMEOUT, Duration.ofMinutes(5));
-        finalReplyTimeout = duration(config, FINAL_REPLY_TIMEOUT, Duration.ofMinutes(10));
+        Duration connect = BillingMetrics.duration(config, CONNECTION_TIMEOUT, Duration.ofSeconds(30), true);
+        Duration read = BillingMetrics.duration(config, READ_TIMEOUT, Duration.ofMinutes(5), true);
+        finalReplyTimeout = BillingMetrics.duration(config, FINAL_REPLY_TIMEOUT, Duration.ofMinutes(10), true);
         readTimeoutMillis = millis(read);
         keepConnections = config.getOptionalValue(KEEP_CONNECTIONS, Boolean.class).orElse(true);
         Properties properties = new Properties();
@@ -302,21 +301,5 @@ public class SmtpSender {
 
     private static int millis(Duration d) {
         return (int) Math.min(Integer.MAX_VALUE, d.toMillis());
-    }
-
-    static Duration duration(Config config, String key, Duration defaultValue) {
-        String text = config.getOptionalValue(key, String.class).map(String::trim).orElse("");
-        if (text.isEmpty()) {
-            return defaultValue;
-        }
-        try {
-            Duration value = Duration.parse(text);
-            if (!value.isNegative() && !value.isZero()) {
-                return value;
-            }
-        } catch (DateTimeParseException e) {
-            // answered below
-        }
-        throw new IllegalArgumentException(BillingMessage.BILLING0206E.format(key, text));
     }
 }

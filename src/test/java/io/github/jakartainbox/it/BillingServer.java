@@ -21,6 +21,25 @@ final class BillingServer {
     private BillingServer() {
     }
 
+    /**
+     * @param run a name of the test run's own
+     * @return the environment giving the service's channels topics and consumer groups of the run alone:
+     *         {@code it.<run>} for {@code orders.confirmed}, {@code it.invoices.<run>} for {@code invoices.issued}, and
+     *         groups {@code it-<run>-<channel>}
+     */
+    static Map<String, String> channels(String run) {
+        Map<String, String> env = new java.util.HashMap<>();
+        for (String channel : java.util.List.of("ORDERS_BILLING", "ORDERS_ANALYTICS", "ORDERS_STATUS")) {
+            env.put("MP_MESSAGING_INCOMING_" + channel + "_TOPIC", "it." + run);
+            env.put("MP_MESSAGING_INCOMING_" + channel + "_GROUP_ID", "it-" + run + "-" + channel.toLowerCase());
+        }
+        env.put("MP_MESSAGING_OUTGOING_ORDERS_REDRIVE_TOPIC", "it." + run);
+        env.put("BILLING_INVOICES_ISSUED_TOPIC", "it.invoices." + run);
+        env.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_TOPIC", "it.invoices." + run);
+        env.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_GROUP_ID", "it-" + run + "-mailer");
+        return env;
+    }
+
     /** @return the server's {@code messages.log} */
     static Path log() {
         return WLP.resolve("usr/servers/" + NAME + "/logs/messages.log");

@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -129,17 +128,9 @@ class JmsRestartIT {
 
     /** The server's own database, channels and topics (nothing of other tests' events), one bean instance. */
     private static Map<String, String> environment(String run) {
-        Map<String, String> all = new HashMap<>();
+        Map<String, String> all = BillingServer.channels(run);
         all.put("DB_NAME", DATABASE);
         all.put("JMS_MAX_CONCURRENCY", "1");
-        for (String channel : List.of("ORDERS_BILLING", "ORDERS_ANALYTICS", "ORDERS_STATUS")) {
-            all.put("MP_MESSAGING_INCOMING_" + channel + "_TOPIC", "it." + run);
-            all.put("MP_MESSAGING_INCOMING_" + channel + "_GROUP_ID", "it-" + run + "-" + channel.toLowerCase());
-        }
-        all.put("MP_MESSAGING_OUTGOING_ORDERS_REDRIVE_TOPIC", "it." + run);
-        all.put("BILLING_INVOICES_ISSUED_TOPIC", "it.invoices." + run);
-        all.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_TOPIC", "it.invoices." + run);
-        all.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_GROUP_ID", "it-" + run + "-mailer");
         return Map.copyOf(all);
     }
 

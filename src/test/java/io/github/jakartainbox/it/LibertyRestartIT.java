@@ -153,17 +153,8 @@ class LibertyRestartIT {
      * prefix), and a new server would replay every earlier test's events into this test's fresh database.
      */
     private static Map<String, String> ownChannels(Map<String, String> environment) {
-        String run = UUID.randomUUID().toString().substring(0, 8);
-        Map<String, String> all = new java.util.HashMap<>(environment);
-        all.put("MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC", "it.restart." + run);
-        all.put("MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_TOPIC", "it.restart." + run);
-        all.put("MP_MESSAGING_INCOMING_ORDERS_STATUS_TOPIC", "it.restart." + run);
-        all.put("MP_MESSAGING_OUTGOING_ORDERS_REDRIVE_TOPIC", "it.restart." + run);
-        all.put("MP_MESSAGING_INCOMING_ORDERS_BILLING_GROUP_ID", "it-restart-billing-" + run);
-        all.put("MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_GROUP_ID", "it-restart-analytics-" + run);
-        all.put("MP_MESSAGING_INCOMING_ORDERS_STATUS_GROUP_ID", "it-restart-status-" + run);
-        all.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_TOPIC", "it.restart.invoices." + run);
-        all.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_GROUP_ID", "it-restart-mailer-" + run);
+        Map<String, String> all = BillingServer.channels("restart-" + UUID.randomUUID().toString().substring(0, 8));
+        all.putAll(environment);
         return Map.copyOf(all);
     }
 

@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -258,17 +257,8 @@ class MailFailuresRestartIT {
      * delays and a final-reply timeout of a few seconds.
      */
     private static Map<String, String> environment(String run, int smtpPort) {
-        Map<String, String> env = new HashMap<>();
+        Map<String, String> env = BillingServer.channels("mailfail-" + run);
         env.put("DB_NAME", DATABASE);
-        env.put("MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC", "it.mailfail." + run);
-        env.put("MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_TOPIC", "it.mailfail." + run);
-        env.put("MP_MESSAGING_INCOMING_ORDERS_STATUS_TOPIC", "it.mailfail." + run);
-        env.put("MP_MESSAGING_OUTGOING_ORDERS_REDRIVE_TOPIC", "it.mailfail." + run);
-        env.put("MP_MESSAGING_INCOMING_ORDERS_BILLING_GROUP_ID", "it-mailfail-billing-" + run);
-        env.put("MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_GROUP_ID", "it-mailfail-analytics-" + run);
-        env.put("MP_MESSAGING_INCOMING_ORDERS_STATUS_GROUP_ID", "it-mailfail-status-" + run);
-        env.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_TOPIC", "it.mailfail.invoices." + run);
-        env.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_GROUP_ID", "it-mailfail-mailer-" + run);
         env.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_CONCURRENCY", "1");
         env.put("SMTP_HOST", "127.0.0.1");
         env.put("SMTP_PORT", Integer.toString(smtpPort));
