@@ -134,6 +134,8 @@ class InboxDatabase {
                     statement.execute("SELECT consumer, event_id, payload, error, attempts, deliveries, payload_sha256, "
                             + "redrive_claimed_at, redrive_claimed_by FROM inbox_dead_letter WHERE false");
                     statement.execute("SELECT last_finished_at FROM inbox_purge_state WHERE false");
+                    statement.execute("SELECT consumer_group, topic, kafka_partition, next_offset "
+                            + "FROM inbox_kafka_offset WHERE false");
                     if (monthly) {
                         statement.execute("SELECT event_month FROM inbox WHERE false");
                     }

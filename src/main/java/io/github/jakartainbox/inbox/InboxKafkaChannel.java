@@ -7,10 +7,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,6 +24,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -43,7 +47,8 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
 
     /** The channel's settings, read and checked by the connector. */
     record Settings(String channel, Properties kafka, List<String> topics, String groupId, int maxGroupSize,
-                    Duration groupTimeout, Duration pollTimeout, Duration lagWarning, boolean multiRowClaim) {
+                    Duration groupTimeout, Duration pollTimeout, Duration lagWarning, boolean multiRowClaim,
+                    boolean offsetsInDatabase) {
     }
 
     private static final long RETRY_MILLIS = 1000;
@@ -52,6 +57,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
     private final ManagedThreadFactory threads;
     private final UserTransaction transaction;
     private final InboxClaim inbox;
+    private final KafkaOffsets offsets;
 
     private final AtomicLong demand = new AtomicLong();
     private final Object signal = new Object();
@@ -72,15 +78,31 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
     /** Set when a message of the current poll was left unacknowledged: the rest of the poll is sought back. */
     private boolean halted;
 
+    // offset-store=database only (poll thread only)
+    /** Per partition, the database's offset as this channel last wrote or read it; no entry: no row. */
+    private final Map<TopicPartition, Long> known = new HashMap<>();
+    /** Per partition, the database's offset when the partition was assigned: where to go back to if its row is lost. */
+    private final Map<TopicPartition, Long> floor = new HashMap<>();
+    /** Partitions assigned while the database could not be read: paused until it can. */
+    private final Set<TopicPartition> unresolved = new LinkedHashSet<>();
+    /** Partitions sought back to the database's offsets during the current poll's processing. */
+    private final Set<TopicPartition> rewound = new HashSet<>();
+    private long nextResolve;
+    private boolean rowsChecked;
+    /** Rows of the group's offsets for partitions this channel's topics do not have (for health). */
+    private volatile List<String> rowsNotRead = List.of();
+
     final LongAdder groupsCommitted = new LongAdder();
     final LongAdder groupsRolledBack = new LongAdder();
     final LongAdder recordsProcessed = new LongAdder();
 
-    InboxKafkaChannel(Settings settings, ManagedThreadFactory threads, UserTransaction transaction, InboxClaim inbox) {
+    InboxKafkaChannel(Settings settings, ManagedThreadFactory threads, UserTransaction transaction, InboxClaim inbox,
+                      KafkaOffsets offsets) {
         this.settings = settings;
         this.threads = threads;
         this.transaction = transaction;
         this.inbox = inbox;
+        this.offsets = offsets;
     }
 
     Settings settings() {
@@ -162,8 +184,14 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             try (KafkaConsumer<Object, Object> c = new KafkaConsumer<>(settings.kafka())) {
                 consumer = c;
                 committed.clear();
+                known.clear();
+                floor.clear();
+                unresolved.clear();
                 c.subscribe(settings.topics(), new Rebalance());
                 while (running) {
+                    if (!unresolved.isEmpty() && System.nanoTime() - nextResolve > 0) {
+                        resolve(List.copyOf(unresolved));
+                    }
                     ConsumerRecords<Object, Object> records;
                     try {
                         records = c.poll(settings.pollTimeout());
@@ -197,6 +225,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
         records.forEach(all::add);
         int next = 0;
         halted = false;
+        rewound.clear();
         while (next < all.size() && running && !halted) {
             int size = Math.min(settings.maxGroupSize(), all.size() - next);
             List<ConsumerRecord<Object, Object>> chunk = all.subList(next, next + size);
@@ -208,6 +237,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             for (ConsumerRecord<Object, Object> r : all.subList(next, all.size())) {
                 resume.putIfAbsent(new TopicPartition(r.topic(), r.partition()), r.offset());
             }
+            resume.keySet().removeAll(rewound); // already sought further back, to the database's offsets
             resume.forEach(consumer::seek);
         }
     }
@@ -266,7 +296,16 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                     throw new IllegalStateException("the transaction was marked for rollback");
                 }
                 group.beforeCommit(emitted); // a group cut short gives back the claims of what it did not deliver
+                Map<TopicPartition, KafkaOffsets.Advance> advances = advances(records.subList(0, emitted));
+                Set<TopicPartition> lost = offsets.advance(settings.groupId(), advances);
+                if (!lost.isEmpty()) {
+                    rollback();
+                    lostCommits(lost);
+                    halted = true;
+                    return 0;
+                }
                 transaction.commit();
+                advances.forEach((tp, a) -> known.put(tp, a.next()));
                 groupsCommitted.increment();
                 recordsProcessed.add(emitted);
                 done(records.subList(0, emitted));
@@ -390,17 +429,10 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
     /** Commits each assigned partition's position when it moved past the last commit. */
     private void commitProgress(boolean sync) {
         KafkaConsumer<Object, Object> c = consumer;
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        Map<TopicPartition, OffsetAndMetadata> offsets = Map.of();
         for (int tries = 0; tries < 2; tries++) {
             try {
-                offsets.clear();
-                for (TopicPartition tp : c.assignment()) {
-                    long position = c.position(tp, Duration.ofSeconds(10));
-                    Long last = committed.get(tp);
-                    if (last == null || position > last) {
-                        offsets.put(tp, new OffsetAndMetadata(position));
-                    }
-                }
+                offsets = committable(c.assignment(), Duration.ofSeconds(10));
                 break;
             } catch (WakeupException e) {
                 // the stop's wakeup: read the positions again
@@ -413,22 +445,239 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             return;
         }
         if (sync) {
-            try {
-                c.commitSync(offsets, Duration.ofSeconds(10));
-                committedNow(offsets);
-            } catch (RuntimeException e) {
-                commitFailed(offsets, e);
-            }
+            commitNow(offsets);
         } else {
-            c.commitAsync(offsets, (done, failure) -> {
+            Map<TopicPartition, OffsetAndMetadata> sent = offsets;
+            c.commitAsync(sent, (done, failure) -> {
                 if (failure == null) {
                     committedNow(done);
                 } else {
-                    commitFailed(offsets, failure);
+                    commitFailed(sent, failure);
                 }
             });
         }
         checkLag();
+    }
+
+    private void commitNow(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        try {
+            consumer.commitSync(offsets, Duration.ofSeconds(10));
+            committedNow(offsets);
+        } catch (RuntimeException e) {
+            commitFailed(offsets, e);
+        }
+    }
+
+    /**
+     * The offsets to commit to Kafka for partitions: each position that moved past the last commit. With
+     * {@code offset-store=database} the database's rows are brought up to the positions first (in a transaction of
+     * their own: the records' effects are committed already), and Kafka gets no offset beyond its row.
+     *
+     * @param partitions the partitions, assigned to this consumer
+     * @param timeout    how long to wait for a position
+     * @return the offsets, with this mode's metadata
+     * @throws RuntimeException from {@link KafkaConsumer#position} when a position is not known yet
+     */
+    private Map<TopicPartition, OffsetAndMetadata> committable(Collection<TopicPartition> partitions,
+                                                               Duration timeout) {
+        Map<TopicPartition, Long> positions = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            if (!unresolved.contains(tp)) { // not yet decided: committing it would make another client's offset ours
+                positions.put(tp, consumer.position(tp, timeout));
+            }
+        }
+        String metadata = OffsetChoice.KAFKA_MODE;
+        if (settings.offsetsInDatabase()) {
+            metadata = OffsetChoice.DATABASE_MODE;
+            writeRows(positions);
+            positions.replaceAll((tp, position) -> {
+                Long row = known.get(tp);
+                return row == null ? -1 : Math.min(position, row);
+            });
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
+            Long last = committed.get(e.getKey());
+            if (e.getValue() >= 0 && (last == null || e.getValue() > last)) {
+                offsets.put(e.getKey(), new OffsetAndMetadata(e.getValue(), metadata));
+            }
+        }
+        return offsets;
+    }
+
+    /**
+     * Brings the database's rows up to the positions where they are behind (records processed one by one, a
+     * transaction marker skipped, a partition just assigned), in a transaction of their own. Rows found lost are
+     * sought back; a failure leaves them as they are (Kafka then gets no offset beyond them).
+     */
+    private void writeRows(Map<TopicPartition, Long> positions) {
+        Map<TopicPartition, KafkaOffsets.Advance> advances = new HashMap<>();
+        positions.forEach((tp, position) -> {
+            Long row = known.get(tp);
+            if (row == null || position > row) {
+                advances.put(tp, new KafkaOffsets.Advance(position, row));
+            }
+        });
+        if (advances.isEmpty()) {
+            return;
+        }
+        try {
+            transaction.begin();
+            Set<TopicPartition> lost = offsets.advance(settings.groupId(), advances);
+            if (!lost.isEmpty()) {
+                rollback();
+                lostCommits(lost);
+                lost.forEach(positions::remove);
+                return;
+            }
+            transaction.commit();
+            advances.forEach((tp, a) -> known.put(tp, a.next()));
+        } catch (Exception e) {
+            rollback();
+            InboxLog.LOG.log(java.util.logging.Level.FINE, "writing the offsets of " + settings.channel()
+                    + " to the database failed; Kafka's commit waits for them", e);
+        }
+    }
+
+    /** Per partition of the records, the offset after its last one, and the database's row as known. */
+    private Map<TopicPartition, KafkaOffsets.Advance> advances(List<ConsumerRecord<Object, Object>> records) {
+        if (!settings.offsetsInDatabase()) {
+            return Map.of();
+        }
+        Map<TopicPartition, Long> next = new HashMap<>();
+        for (ConsumerRecord<Object, Object> r : records) {
+            next.merge(new TopicPartition(r.topic(), r.partition()), r.offset() + 1, Math::max);
+        }
+        Map<TopicPartition, KafkaOffsets.Advance> advances = new HashMap<>();
+        next.forEach((tp, n) -> advances.put(tp, new KafkaOffsets.Advance(n, known.get(tp))));
+        return advances;
+    }
+
+    /**
+     * The database holds less than this channel wrote to it for these partitions: it lost commits (a failover to a
+     * standby that had not received them). Each partition is sought back to the database's offset (or, without a
+     * row, to the one it had at assignment), and those records are processed again.
+     */
+    private void lostCommits(Set<TopicPartition> lost) {
+        Map<TopicPartition, Long> rows;
+        try {
+            rows = offsets.read(settings.groupId(), lost);
+        } catch (Exception e) {
+            rows = Map.of(); // read again at the next write; until then, back to the floor
+        }
+        Map<TopicPartition, Long> to = new LinkedHashMap<>();
+        Map<TopicPartition, Long> wrote = new LinkedHashMap<>();
+        for (TopicPartition tp : lost) {
+            Long row = rows.get(tp);
+            Long back = row != null ? row : floor.get(tp);
+            wrote.put(tp, known.get(tp));
+            if (row != null) {
+                known.put(tp, row);
+            } else {
+                known.remove(tp);
+            }
+            committed.remove(tp); // Kafka's offset goes back with it
+            processedUpTo.remove(tp);
+            if (back != null) {
+                consumer.seek(tp, back);
+                to.put(tp, back);
+            } else {
+                to.put(tp, null);
+            }
+            rewound.add(tp);
+        }
+        InboxLog.log(InboxMessage.INBOX0613W, settings.channel(), wrote.toString(), to.toString());
+    }
+
+    /**
+     * Decides where assigned partitions resume ({@link OffsetChoice}) and seeks them there; partitions whose
+     * offsets cannot be read (the database, or Kafka, not answering) are paused and tried again a second later.
+     */
+    private void resolve(Collection<TopicPartition> partitions) {
+        KafkaConsumer<Object, Object> c = consumer;
+        try {
+            Map<TopicPartition, Long> rows = offsets.read(settings.groupId(), partitions);
+            Map<TopicPartition, OffsetChoice> choices = OffsetChoice.resume(c, partitions, rows,
+                    Duration.ofSeconds(10));
+            for (Map.Entry<TopicPartition, OffsetChoice> e : choices.entrySet()) {
+                TopicPartition tp = e.getKey();
+                OffsetChoice choice = e.getValue();
+                if (choice.dropRow()) {
+                    offsets.delete(settings.groupId(), List.of(tp));
+                }
+                if (choice.rowSetTo() != null) {
+                    offsets.set(settings.groupId(), Map.of(tp, choice.rowSetTo()));
+                }
+                settle(tp, choice, rows.get(tp));
+            }
+            if (!rowsChecked) {
+                rowsChecked = true;
+                checkRows();
+            }
+        } catch (WakeupException e) {
+            throw e;
+        } catch (Exception e) {
+            Set<TopicPartition> newly = new LinkedHashSet<>(partitions);
+            newly.removeAll(unresolved);
+            if (!newly.isEmpty()) {
+                InboxLog.log(InboxMessage.INBOX0616W, settings.channel(), newly.toString(), Failures.describe(e));
+            }
+            unresolved.addAll(partitions);
+            c.pause(partitions);
+            nextResolve = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS);
+        }
+    }
+
+    /** Records where a partition resumed, resumes it if it was paused, and says why when it matters. */
+    private void settle(TopicPartition tp, OffsetChoice choice, Long row) {
+        if (choice.known() != null) {
+            known.put(tp, choice.known());
+        } else {
+            known.remove(tp);
+        }
+        floor.put(tp, choice.known());
+        if (unresolved.remove(tp)) {
+            consumer.resume(List.of(tp));
+        }
+        switch (choice.reason()) {
+            case DATABASE_BEHIND -> InboxLog.log(InboxMessage.INBOX0612W, settings.channel(), tp.toString(),
+                    String.valueOf(row), String.valueOf(choice.kafkaOffset()));
+            case KAFKA_SET_ELSEWHERE, DATABASE_BEYOND_END -> InboxLog.log(InboxMessage.INBOX0614I, settings.channel(),
+                    tp.toString(), String.valueOf(row), String.valueOf(choice.kafkaOffset()),
+                    choice.reason() == OffsetChoice.Reason.DATABASE_BEYOND_END ? "the database's lies beyond the "
+                            + "partition's end: the topic was made again" : "Kafka's was set by another client, "
+                            + "another offset-store or an earlier version");
+            default -> InboxLog.LOG.fine(() -> "Channel " + settings.channel() + ": " + tp + " resumes "
+                    + (choice.seekTo() == null ? "at Kafka's committed offset" : "at " + choice.seekTo())
+                    + " (" + choice.reason() + ", database " + row + ")");
+        }
+    }
+
+    /** Finds rows of the group's offsets for partitions that none of the channel's topics has (for health). */
+    private void checkRows() throws java.sql.SQLException {
+        List<String> notRead = new ArrayList<>();
+        for (TopicPartition tp : offsets.readAll(settings.groupId()).keySet()) {
+            if (!settings.topics().contains(tp.topic())) {
+                notRead.add(tp.toString());
+                continue;
+            }
+            List<PartitionInfo> infos = consumer.partitionsFor(tp.topic(),
+                    Duration.ofSeconds(10));
+            if (infos == null || tp.partition() >= infos.size()) {
+                notRead.add(tp.toString());
+            }
+        }
+        notRead.sort(null);
+        rowsNotRead = List.copyOf(notRead);
+        if (!notRead.isEmpty()) {
+            InboxLog.log(InboxMessage.INBOX0615W, settings.channel(), settings.groupId(), notRead.toString(),
+                    settings.topics().toString());
+        }
+    }
+
+    /** @return rows of the group's database offsets for partitions the channel's topics do not have */
+    List<String> rowsNotRead() {
+        return rowsNotRead;
     }
 
     private void committedNow(Map<TopicPartition, OffsetAndMetadata> offsets) {
@@ -489,25 +738,14 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             // called inside poll(): every record returned before is done or was sought back, so positions are safe
-            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-            for (TopicPartition tp : partitions) {
-                try {
-                    long position = consumer.position(tp, Duration.ofSeconds(5));
-                    Long last = committed.get(tp);
-                    if (last == null || position > last) {
-                        offsets.put(tp, new OffsetAndMetadata(position));
-                    }
-                } catch (RuntimeException e) {
-                    // no position: nothing of this partition was returned since the last commit
-                }
+            Map<TopicPartition, OffsetAndMetadata> offsets = Map.of();
+            try {
+                offsets = committable(partitions, Duration.ofSeconds(5));
+            } catch (RuntimeException e) {
+                // no position: nothing of these partitions was returned since the last commit
             }
             if (!offsets.isEmpty()) {
-                try {
-                    consumer.commitSync(offsets, Duration.ofSeconds(10));
-                    committedNow(offsets);
-                } catch (RuntimeException e) {
-                    commitFailed(offsets, e);
-                }
+                commitNow(offsets);
             }
             InboxLog.log(InboxMessage.INBOX0607I, settings.channel(), partitions.toString(), offsets.toString());
             forget(partitions);
@@ -520,6 +758,9 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            if (settings.offsetsInDatabase() && !partitions.isEmpty()) {
+                resolve(partitions);
+            }
         }
 
         private void forget(Collection<TopicPartition> partitions) {
@@ -529,6 +770,9 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                 processedUpTo.remove(tp);
                 behindSince.remove(tp);
                 behindFrom.remove(tp);
+                known.remove(tp);
+                floor.remove(tp);
+                unresolved.remove(tp);
             }
         }
     }

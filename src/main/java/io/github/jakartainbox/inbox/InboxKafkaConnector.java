@@ -46,7 +46,11 @@ import org.eclipse.microprofile.reactive.streams.operators.ReactiveStreams;
  * {@code group.timeout} (ISO-8601,
  * default {@code PT30S}: the JTA timeout of a group's transaction; a group takes no further record after half of
  * it); {@code commit-lag.alert} (ISO-8601, default {@code PT2M}: a partition whose committed offset stays behind its
- * processed records for longer is logged, {@code INBOX0608W}, and shown by health). Defaults differing from the
+ * processed records for longer is logged, {@code INBOX0608W}, and shown by health); {@code offset-store}
+ * ({@code database}, the default: each group's offsets are also written to the inbox's table
+ * {@code inbox_kafka_offset} in the group's transaction and read at assignment, so that a database failover that
+ * loses commits loses their offsets with them, see {@link OffsetChoice}; or {@code kafka}: Kafka's committed offsets
+ * only). Defaults differing from the
  * Kafka client's: {@code isolation.level=read_committed}, {@code enable.auto.commit=false} (required).
  * Needs the feature {@code concurrent-3.0} ({@code INBOX0600E}).
  */
@@ -59,7 +63,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
 
     /** Attributes read by the connector itself, never handed to the Kafka consumer. */
     private static final Set<String> OWN = Set.of("connector", "channel-name", "topic", "group.max-size",
-            "group.claim", "group.timeout", "commit-lag.alert", "concurrency",
+            "group.claim", "group.timeout", "commit-lag.alert", "concurrency", "offset-store",
             // liberty-kafka's own options, so that a channel can switch connectors without a warning from Kafka
             "unacked.limit", "fast.ack", "context.service", "creation.retry.seconds");
 
@@ -67,6 +71,9 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
 
     @Inject
     InboxClaim inbox;
+
+    @Inject
+    InboxDatabase database;
 
     @Resource
     UserTransaction transaction;
@@ -89,7 +96,8 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
             throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0600E, settings.channel(),
                     Failures.describe(e)), e);
         }
-        InboxKafkaChannel channel = new InboxKafkaChannel(settings, threads, transaction, inbox);
+        InboxKafkaChannel channel = new InboxKafkaChannel(settings, threads, transaction, inbox,
+                new KafkaOffsets(database));
         InboxKafkaChannel earlier = CHANNELS.put(settings.channel(), channel);
         if (earlier != null) {
             earlier.stop();
@@ -155,8 +163,14 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
             throw invalid(channel, "group.claim is '" + claim + "'; it must be multi-row (one INSERT claims a "
                     + "group's events) or per-message (one INSERT per event)");
         }
+        String store = config.getOptionalValue("offset-store", String.class).map(String::trim).orElse("database");
+        if (!store.equals("database") && !store.equals("kafka")) {
+            throw invalid(channel, "offset-store is '" + store + "'; it must be database (offsets written in each "
+                    + "group's transaction, so that a database failover loses none) or kafka (Kafka's committed "
+                    + "offsets only)");
+        }
         return new InboxKafkaChannel.Settings(channel, kafka, topics, groupId, maxGroupSize, groupTimeout,
-                Duration.ofMillis(500), lag, claim.equals("multi-row"));
+                Duration.ofMillis(500), lag, claim.equals("multi-row"), store.equals("database"));
     }
 
     private static String baseName(String channel) {
@@ -231,6 +245,21 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
                             .map(b -> new CommitLag(b.getKey().toString(), Duration.ofNanos(now - b.getValue()), alert))
                             .filter(l -> l.behindFor().compareTo(alert) > 0);
                 }).toList();
+    }
+
+    /**
+     * For the health check: rows of the channel's consumer group in {@code inbox_kafka_offset} for partitions that
+     * none of its topics has (a topic deleted, a partition count lowered), found when its partitions were first
+     * assigned.
+     *
+     * @param channel the channel name
+     * @return those partitions ({@code <topic>-<n>}), empty when there are none or the channel is not of this
+     *         connector
+     */
+    public static List<String> offsetRowsNotRead(String channel) {
+        return CHANNELS.entrySet().stream()
+                .filter(e -> e.getKey().equals(channel) || e.getKey().startsWith(channel + "$"))
+                .flatMap(e -> e.getValue().rowsNotRead().stream()).distinct().sorted().toList();
     }
 
     /** @return the channels of this connector in the application, by channel name */

@@ -94,6 +94,11 @@ enum InboxMessage {
     INBOX0609E(Level.SEVERE, "Channel {0} sets concurrency but no topic: each copy of the channel is named {0}$1, {0}$2..., and the Kafka connectors read the topic named after the channel when topic is not set, so every copy would read a topic nobody writes to. Set mp.messaging.incoming.{0}.topic."),
     INBOX0610W(Level.WARNING, "Consumer {0}: a delivery''s event id or payload differs from the one read from its message before the group''s claim (read ahead {1}, delivered {2}); a converter between the Kafka value and the method''s parameter type does that. The group rolls back and is processed one by one; from now on this consumer''s groups claim one event per INSERT, as with group.claim=per-message (set it to silence this)."),
     INBOX0611I(Level.INFO, "The application is stopping: inbox-kafka channels {0} stopped polling, finished their groups in flight, committed their offsets and closed their consumers, in {1} ms."),
+    INBOX0612W(Level.WARNING, "Channel {0}: {1} resumes at the database''s offset {2}, behind Kafka''s committed {3}: the database lost commits (a failover), and those records are read again."),
+    INBOX0613W(Level.WARNING, "Channel {0}: the database no longer holds the offsets this channel wrote ({1}): it lost commits (a failover). Those partitions are read again from {2}."),
+    INBOX0614I(Level.INFO, "Channel {0}: {1} resumes at Kafka''s offset {3}, not the database''s {2}: {4}. The database''s row is brought in line."),
+    INBOX0615W(Level.WARNING, "Channel {0}: consumer group {1} has offsets in the database for {2}, which none of its topics {3} has; delete those rows if the topics are gone for good."),
+    INBOX0616W(Level.WARNING, "Channel {0}: where {1} resume cannot be read ({2}); they are paused and tried again every second."),
 
     INBOX0701E(Level.SEVERE, "Cannot read {0}: the method does not take a jakarta.jms.Message parameter (the jms-property and jms-message-id sources are for a message-driven bean''s onMessage(Message))."),
     INBOX0702E(Level.SEVERE, "JMS property ''{0}'' holds a {1}, not a string. Send the event id as a string property (message.setStringProperty), for example a UUID."),

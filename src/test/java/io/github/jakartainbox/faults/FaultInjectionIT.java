@@ -2,6 +2,7 @@ package io.github.jakartainbox.faults;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import io.github.jakartainbox.it.Db;
@@ -49,7 +50,7 @@ class FaultInjectionIT {
     private static final Duration STALL = Duration.ofSeconds(60);
     private static final Duration CANARY = Duration.ofSeconds(60);
     /** Scenario numbers to run ({@code -Dfaults.scenarios=1,5}), all by default. */
-    private static final String SCENARIOS = System.getProperty("faults.scenarios", "1,2,3,4,5,6,7,8,9,10,11");
+    private static final String SCENARIOS = System.getProperty("faults.scenarios", "1,2,3,4,5,6,7,8,9,10,11,12,13,14");
     /**
      * Delivery modes of the order channels to run the scenarios in ({@code -Dfaults.modes=grouped}): {@code grouped}
      * (inbox-kafka, the example's default) and {@code per-message} (liberty-kafka). Scenario 10 (Kafka transactions)
@@ -131,6 +132,13 @@ class FaultInjectionIT {
             if (mode.equals(FaultRun.GROUPED)) {
                 tests.add(scenario(10, "Kafka transactions committed and aborted, kill -9, restart" + suffix,
                         EVENTS, 3, false, mode, true, this::killAndRestart));
+                // offsets kept in the database are an inbox-kafka mode: liberty-kafka's are Kafka's only
+                tests.add(scenario(12, "PostgreSQL failover to an asynchronous standby without the last commits, "
+                        + "offsets in the database" + suffix, 3, mode, run -> failover(run, false, true)));
+                tests.add(scenario(13, "the same failover, offsets in Kafka only (offset-store=kafka)" + suffix, 3,
+                        mode, run -> failover(run, false, false)));
+                tests.add(scenario(14, "PostgreSQL failover to a synchronous standby" + suffix, 3, mode,
+                        run -> failover(run, true, true)));
             }
         }
         List<String> chosen = List.of(SCENARIOS.split("\\s*,\\s*"));
@@ -234,6 +242,47 @@ class FaultInjectionIT {
     }
 
     /**
+     * Issue 27's failover: a streaming standby of the suite's PostgreSQL made and started; with asynchronous
+     * replication it is stopped once a third of the events are billed, so that the commits after it reach only the
+     * primary; at 60 % the primary is killed ({@code kill -9}, files gone) and the standby promoted in its place, on
+     * its address (as a virtual IP, a DNS name or a Kubernetes service moves), while the service runs on. With
+     * synchronous replication the standby runs throughout and has every commit.
+     *
+     * @param synchronous       replication mode
+     * @param offsetsInDatabase the order channels' {@code offset-store}: {@code database}, or {@code kafka} (the loss
+     *                          this scenario shows is then expected)
+     */
+    private void failover(FaultRun run, boolean synchronous, boolean offsetsInDatabase) throws Exception {
+        PrivatePostgres standby = postgres.standby("standby-" + run.id, PrivatePostgres.PORT + 1);
+        postgres.synchronousStandby(synchronous);
+        run.sideEffectsOfLostCommits = !synchronous;
+        run.lossExpected = !offsetsInDatabase;
+        start(run, a, offsetsInDatabase ? Map.of()
+                : Map.of("MP_MESSAGING_CONNECTOR_INBOX_KAFKA_OFFSET_STORE", "kafka"));
+        if (!synchronous) {
+            at(run, 0.3, "stop the standby: the primary's later commits never reach it");
+            standby.stop();
+        }
+        at(run, 0.6, "kill -9 the primary");
+        long billed = postgres.db(run.database).number("SELECT count(*) FROM inbox WHERE consumer = 'billing'");
+        postgres.kill();
+        try {
+            standby.promoteInPlaceOfPrimary();
+            postgres = standby;
+        } catch (Exception | AssertionError e) {
+            postgres = new PrivatePostgres(); // a fresh primary for the scenarios after this one
+            postgres.start();
+            throw e;
+        }
+        long kept = postgres.db(run.database).number("SELECT count(*) FROM inbox WHERE consumer = 'billing'");
+        log(run, String.format("standby promoted on port %d: it holds %,d of the %,d events billed on the primary "
+                + "(%,d commits lost)", PrivatePostgres.PORT, kept, billed, Math.max(0, billed - kept)));
+        if (synchronous) {
+            postgres.synchronousStandby(false); // no standby any more: commits would wait for ever
+        }
+    }
+
+    /**
      * Prepares a run (database, topic, records on it), injects the fault, settles, kills the servers (the checks
      * are read), adds the row to the table and asserts the guarantee.
      */
@@ -306,6 +355,11 @@ class FaultInjectionIT {
                     .filter(f -> f != null && f.status.equals("uncertain")).count();
             long cut = run.events.stream().filter(e -> FaultRun.MailFault.of(e.orderId()) == FaultRun.MailFault.CUT)
                     .count();
+            if (run.lossExpected) {
+                assertTrue(outcome.lostBilling() > 0, outcome.where() + "the failover lost no event with offsets in "
+                        + "Kafka only: the scenario did not cause the loss it is about");
+                return;
+            }
             List<Executable> mailChecks = chain.assertions(outcome.where(), strict, refused, uncertain, cut);
             outcome.assertGuarantees(mailChecks);
         });

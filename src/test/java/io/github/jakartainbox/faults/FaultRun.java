@@ -46,6 +46,17 @@ final class FaultRun {
     final long startedAt = System.nanoTime();
     /** Offsets the rewind reset for group billing (records it received again), -1 when there was no rewind. */
     long rewound = -1;
+    /**
+     * Set by a failover scenario: the database lost commits whose side effects (an {@code invoices.issued} record, a
+     * mail) had already left, so their orders' replay makes a second invoice record and mail, which no offset rule can
+     * undo: counted, not failed; and the mailer dead-letters the records of invoices the failover lost.
+     */
+    boolean sideEffectsOfLostCommits;
+    /**
+     * Set by the failover scenario in {@code offset-store=kafka} mode, which shows what that mode loses: the scenario
+     * then asserts that events were lost (else it did not cause the fault it is about), not that none was.
+     */
+    boolean lossExpected;
     /** The delivery mode of the order channels: {@link #GROUPED} (inbox-kafka, the default) or {@link #PER_MESSAGE}. */
     final String mode;
     /**

@@ -28,9 +28,21 @@ final class PrivatePostgres {
 
     private final Path bin = binaries();
     private final Path home = Path.of(System.getProperty("faults.pg.dir", "/var/tmp/jakarta-inbox-faults"));
-    private final Path data = home.resolve("data");
+    private final Path data;
     private final Path log = home.resolve("commands.log");
     private final boolean root = "root".equals(System.getProperty("user.name"));
+    /** The port it listens on: {@link #PORT}, or a standby's until it is promoted in the primary's place. */
+    private int port = PORT;
+
+    /** The suite's primary, in {@code <dir>/data}. */
+    PrivatePostgres() {
+        this.data = home.resolve("data");
+    }
+
+    private PrivatePostgres(String directory, int port) {
+        this.data = home.resolve(directory);
+        this.port = port;
+    }
 
     /** Stops what a crashed earlier run left, makes a new cluster and starts it. */
     void start() throws IOException, InterruptedException {
@@ -86,13 +98,82 @@ final class PrivatePostgres {
 
     /** @return JDBC access to one database of this cluster */
     Db db(String database) {
-        return Db.overJdbc(PORT, database);
+        return Db.overJdbc(port, database);
     }
 
     private void up() throws IOException, InterruptedException {
-        Commands.check(pg("pg_ctl", "-D", data.toString(), "-l", home.resolve("postgres.log").toString(), "-w",
-                "-t", "60", "-o", "-p " + PORT + " -c listen_addresses=127.0.0.1 -c unix_socket_directories="
+        Commands.check(pg("pg_ctl", "-D", data.toString(), "-l", data + ".log", "-w",
+                "-t", "60", "-o", "-p " + port + " -c listen_addresses=127.0.0.1 -c unix_socket_directories="
                         + data + " -c max_connections=100", "start"), home, Map.of(), log, TIMEOUT);
+    }
+
+    /**
+     * Makes a streaming standby of this cluster ({@code pg_basebackup -R}, asynchronous unless {@link
+     * #synchronousStandby}) in {@code <dir>/<directory>} and starts it on {@code port}.
+     *
+     * @return the standby, running
+     */
+    PrivatePostgres standby(String directory, int port) throws IOException, InterruptedException {
+        PrivatePostgres standby = new PrivatePostgres(directory, port);
+        TestFiles.deleteTree(standby.data);
+        Commands.check(pg("pg_basebackup", "-h", "127.0.0.1", "-p", String.valueOf(this.port), "-U", "postgres",
+                "-D", standby.data.toString(), "-R", "-X", "stream", "--no-sync", "-c", "fast"), home, Map.of(), log,
+                TIMEOUT);
+        standby.dropSocketLocks();
+        standby.up();
+        return standby;
+    }
+
+    /**
+     * Makes every commit wait until a standby has it ({@code synchronous_standby_names = '*'},
+     * {@code synchronous_commit = on}), or no longer.
+     */
+    void synchronousStandby(boolean on) {
+        Db db = db("postgres");
+        db.execute("ALTER SYSTEM SET synchronous_standby_names = '" + (on ? "*" : "") + "'");
+        db.execute("ALTER SYSTEM SET synchronous_commit = on");
+        db.execute("SELECT pg_reload_conf()");
+    }
+
+    /**
+     * Ends the server as a crash does: {@code kill -9} of the postmaster and every process it started; what it did
+     * not send to a standby is gone with it. Its files are deleted.
+     */
+    void kill() throws IOException, InterruptedException {
+        String pid = Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim();
+        Commands.run(List.of("pkill", "-9", "-P", pid), home, Map.of(), log, TIMEOUT);
+        Commands.run(List.of("kill", "-9", pid), home, Map.of(), log, TIMEOUT);
+        long end = System.nanoTime() + TIMEOUT.toNanos();
+        while (listeningOn(port) && System.nanoTime() < end) {
+            Thread.sleep(100);
+        }
+        TestFiles.deleteTree(data);
+    }
+
+    /**
+     * Promotes this standby in the place of a primary that is gone: stopped if it runs, started on {@link #PORT}
+     * with no primary to stream from (it replays the WAL it has), then {@code pg_ctl promote}.
+     */
+    void promoteInPlaceOfPrimary() throws IOException, InterruptedException {
+        stop();
+        Path auto = data.resolve("postgresql.auto.conf");
+        List<String> settings = Files.readAllLines(auto).stream()
+                .filter(line -> !line.startsWith("primary_conninfo")).toList();
+        Files.write(auto, settings);
+        port = PORT;
+        dropSocketLocks();
+        up();
+        Commands.check(pg("pg_ctl", "-D", data.toString(), "-w", "-t", "60", "promote"), home, Map.of(), log,
+                TIMEOUT);
+    }
+
+    /** Socket lock files a copy of a running cluster's directory brings along (its sockets live there). */
+    private void dropSocketLocks() throws IOException {
+        try (var files = Files.list(data)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().startsWith(".s.PGSQL.")).toList()) {
+                Files.deleteIfExists(file);
+            }
+        }
     }
 
     private List<String> pg(String program, String... arguments) {
@@ -106,8 +187,12 @@ final class PrivatePostgres {
     }
 
     private static boolean listening() {
+        return listeningOn(PORT);
+    }
+
+    private static boolean listeningOn(int port) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", PORT), 500);
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
             return true;
         } catch (IOException e) {
             return false;

@@ -87,6 +87,12 @@ public class InboxChannelsCheck implements HealthCheck {
                 }
                 response.withData(prefix + "assigned-partitions", assigned);
             }
+            if (inboxKafka) {
+                List<String> notRead = InboxKafkaConnector.offsetRowsNotRead(channel);
+                if (!notRead.isEmpty()) {
+                    response.withData(prefix + "offset-rows-not-read", String.join(",", notRead));
+                }
+            }
             if (problem == null && inboxKafka) {
                 for (InboxKafkaConnector.CommitLag lag : InboxKafkaConnector.commitLag(channel)) {
                     response.withData(prefix + "commit-lag." + lag.partition(), lag.behindFor().withNanos(0).toString());

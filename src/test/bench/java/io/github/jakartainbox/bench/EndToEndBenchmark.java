@@ -85,6 +85,7 @@ public final class EndToEndBenchmark {
         boolean doc = true;
         boolean batchProbe = false;
         boolean groupedOnly = false;
+        boolean offsetStores = false;
         String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -97,12 +98,17 @@ public final class EndToEndBenchmark {
                 case "--no-doc" -> doc = false;
                 case "--batch-probe" -> batchProbe = true;
                 case "--grouped-only" -> groupedOnly = true;
+                case "--offset-store" -> {
+                    groupedOnly = true;
+                    offsetStores = true;
+                }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --events N "
                         + "--rounds N --latency-events N --rate N --high-rate N --bootstrap host:port --no-doc "
-                        + "--grouped-only");
+                        + "--grouped-only --offset-store");
             }
         }
         EndToEndBenchmark bench = new EndToEndBenchmark(bootstrap);
+        bench.offsetStores = offsetStores;
         if (batchProbe) {
             try {
                 bench.batchProbe();
@@ -175,14 +181,23 @@ public final class EndToEndBenchmark {
      *
      * @return the rates of each round, their medians and the two ratios
      */
+    /** {@code --offset-store}: {@link #groupedOnly} compares the two offset stores instead of the inbox on and off. */
+    private boolean offsetStores;
+
     private String groupedOnly(int events, int rounds) throws Exception {
-        Variant g100 = new Variant("grouped ≤ 100, @Idempotent", run + ".g100", run + "-g100");
-        Variant g100plain = new Variant("grouped ≤ 100, inbox off", run + ".g100p", run + "-g100p");
+        Variant g100 = new Variant(offsetStores ? "grouped ≤ 100, offsets in the database (offset-store=database)"
+                : "grouped ≤ 100, @Idempotent", run + ".g100", run + "-g100");
         Variant g10 = new Variant("unused", run + ".g10", run + "-g10");
-        Variant g100pm = new Variant("unused", run + ".g100pm", run + "-g100pm");
+        // with --offset-store, the channel otherwise used for one claim per event: the same grouped claim, Kafka's
+        // offsets only
+        Variant g100pm = new Variant(offsetStores ? "grouped ≤ 100, offsets in Kafka only (offset-store=kafka)"
+                : "unused", run + ".g100pm", run + "-g100pm");
+        Variant g100plain = offsetStores ? g100pm
+                : new Variant("grouped ≤ 100, inbox off", run + ".g100p", run + "-g100p");
         Variant perMessage = new Variant("unused", run + ".inbox", run + "-inbox");
         Variant plain = new Variant("unused", run + ".plain", run + "-plain");
-        start(List.of(g100, g100plain, g10, g100pm, perMessage, plain), perMessage, plain, g10, g100, g100plain,
+        Variant unusedPlain = offsetStores ? new Variant("unused", run + ".g100p", run + "-g100p") : g100plain;
+        start(List.of(g100, unusedPlain, g10, g100pm, perMessage, plain), perMessage, plain, g10, g100, unusedPlain,
                 g100pm);
         List<Variant> variants = List.of(g100, g100plain);
         for (Variant v : variants) {
@@ -197,9 +212,13 @@ public final class EndToEndBenchmark {
             }
             System.out.printf("round %d of %d: %s%n", r, rounds, rates);
         }
-        double[] ceiling = pgbenchCeiling(3);
         double with = Spread.of(rates.get(g100.label())).median();
         double without = Spread.of(rates.get(g100plain.label())).median();
+        if (offsetStores) {
+            return String.format("%s%ngrouped ≤ 100, offsets in the database ÷ in Kafka only: %.2f (%,.0f ÷ %,.0f a "
+                    + "second; target ≥ 0.95)", rates, with / without, with, without);
+        }
+        double[] ceiling = pgbenchCeiling(3);
         return String.format("%s%ngrouped ≤ 100 with ÷ without the inbox: %.2f (%,.0f ÷ %,.0f a second); "
                         + "PostgreSQL's own, a group as the service sends it: %.2f (1 client), %.2f (4 clients)",
                 rates, with / without, with, without, ceiling[6] / ceiling[8], ceiling[7] / ceiling[9]);
@@ -534,7 +553,10 @@ public final class EndToEndBenchmark {
             v.put("mp.messaging.incoming.orders-billing.connector", "liberty-kafka");
             String[] names = {"bench-g10", "bench-g100", "bench-g100-plain", "bench-g100-pm"};
             int[] sizes = {10, 100, 100, 100};
-            v.put("mp.messaging.incoming.bench-g100-pm.group.claim", "per-message");
+            v.put("mp.messaging.incoming.bench-g100-pm.group.claim", offsetStores ? "multi-row" : "per-message");
+            if (offsetStores) {
+                v.put("mp.messaging.incoming.bench-g100-pm.offset-store", "kafka");
+            }
             for (int i = 0; i < names.length; i++) {
                 channel(v, names[i], grouped[i]);
                 v.put("mp.messaging.incoming." + names[i] + ".connector", "inbox-kafka");
