@@ -96,7 +96,7 @@ class ConfigurationDocsTest {
         });
     }
 
-    /** The connector's own attributes, and the Kafka consumer keys it checks or defaults itself. */
+    /** The connector's own attributes, and the Kafka consumer keys it reads or defaults itself. */
     @Test
     void connectorAttributesAreThoseTheConnectorReads() throws Exception {
         Field own = InboxKafkaConnector.class.getDeclaredField("OWN");
@@ -104,7 +104,7 @@ class ConfigurationDocsTest {
         @SuppressWarnings("unchecked")
         Set<String> read = new TreeSet<>((Set<String>) own.get(null));
         read.removeAll(Set.of("connector", "channel-name")); // set by Reactive Messaging, never by hand
-        Matcher kafkaKeys = Pattern.compile("kafka\\(?\\)?\\.getProperty\\(\"([a-z.]+)\"")
+        Matcher kafkaKeys = Pattern.compile("kafka\\(?\\)?\\.(?:getProperty|putIfAbsent)\\(\"([a-z.]+)\"")
                 .matcher(Files.readString(Path.of("src/main/java/io/github/jakartainbox/inbox/InboxKafkaConnector.java")));
         while (kafkaKeys.find()) {
             read.add(kafkaKeys.group(1));

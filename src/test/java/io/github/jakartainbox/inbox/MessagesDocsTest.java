@@ -65,7 +65,12 @@ class MessagesDocsTest {
             }
         }
         assertEquals(List.of(), bad, "rows of the form | `ID` (or `ID` - `ID`) | cause | action |");
-        assertEquals(catalogue, onPage, "the page lists every id of the catalogues, and no other");
+        Set<String> missing = new TreeSet<>(catalogue);
+        missing.removeAll(onPage);
+        Set<String> unknown = new TreeSet<>(onPage);
+        unknown.removeAll(catalogue);
+        assertEquals(Set.of(), missing, "ids of the catalogues missing from the page");
+        assertEquals(Set.of(), unknown, "ids on the page that no catalogue has");
     }
 
     @Test
