@@ -27,7 +27,7 @@ public class AnalyticsConsumer {
 
     /**
      * @param message the {@code orders.confirmed} record (a {@code Message}, so that the delivery's span continues the
-     *                producer's trace, README "Tracing"); its value as it arrived (UTF-8 JSON; checked strictly)
+     *                producer's trace, docs/observability.md "Tracing"); its value as it arrived (UTF-8 JSON; checked strictly)
      * @return the acknowledgement (the inbox acknowledges the record itself, after the commit)
      */
     @Incoming("orders-analytics")

@@ -19,7 +19,7 @@ public class BillingConsumer {
 
     /**
      * Takes the {@code Message}, not the bare value, so that the inbox reaches the Kafka record: its
-     * {@code traceparent} header makes the delivery's span a child of the producer's (README, "Tracing"), and the
+     * {@code traceparent} header makes the delivery's span a child of the producer's (docs/observability.md, "Tracing"), and the
      * invoice's outbox row carries the delivery's span on to the mailer.
      *
      * @param message the {@code orders.confirmed} record; its value as it arrived (UTF-8 JSON; checked strictly)

@@ -50,8 +50,8 @@ public class InvoiceMailer {
 
     /**
      * @param message the {@code invoices.issued} record (a {@code Message}, so that the delivery's span continues the
-     *                trace of the order that made the invoice: the outbox wrote its {@code traceparent}, README
-     *                "Tracing"); its value as it arrived
+     *                trace of the order that made the invoice: the outbox wrote its {@code traceparent}, docs/
+     *                observability.md "Tracing"); its value as it arrived
      * @return the acknowledgement (the inbox acknowledges the record itself, after the commit)
      * @throws UnprocessableEventException    when the event is malformed, names no invoice or no plain address,
      *                                        or the SMTP server refused the mail for good (5xx) or gave no final reply

@@ -73,7 +73,7 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
 
     /**
      * The contract of an {@code orders.confirmed} value, checked in full before any work, the same for every
-     * consumer (README, "Bad input"): one JSON object by {@link StrictJson} (no member twice); {@code event_id},
+     * consumer (docs/dead-letters.md, "Bad input"): one JSON object by {@link StrictJson} (no member twice); {@code event_id},
      * {@code order_id}, {@code customer_email}, {@code amount} and {@code currency} non-empty JSON strings without
      * control characters (U+0000 to U+001F, U+007F to U+009F: PostgreSQL text cannot hold U+0000); {@code order_id}
      * at most {@value #MAX_ORDER_ID_CHARS} characters (Unicode code points, here and below: an emoji is one),

@@ -12,7 +12,7 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 /**
  * Consumer group {@code order-status}, <em>without</em> the inbox: it sets the order's status and amount from the
  * payload. Applying the same event twice leaves the same row, so it is idempotent by construction and an inbox row
- * would be pure overhead (README, "When you do not need the inbox").
+ * would be pure overhead (docs/using-the-library.md, "When you do not need the inbox").
  *
  * <p>Its channel runs on the library's {@code inbox-kafka} connector with {@code group.max-size=1}, for its offsets
  * only: liberty-kafka's committed offset stops for good at the first Kafka transaction marker of the topic. Without

@@ -25,7 +25,7 @@ import java.lang.annotation.Target;
  * When a transaction is already active (an EJB or MDB business method with container-managed transactions)
  * the claim joins it and exceptions propagate to the container, whose rollback and redelivery apply.
  *
- * <p>Supported signatures and configuration keys are listed in the README. Deployment fails, naming the method,
+ * <p>Supported signatures and configuration keys are listed in docs/using-the-library.md and docs/configuration.md. Deployment fails, naming the method,
  * when a signature cannot be made atomic (reactive-streams return types, no parameter) or when the method's
  * transaction attribute would separate the claim from the work ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED},
  * {@code NEVER}).

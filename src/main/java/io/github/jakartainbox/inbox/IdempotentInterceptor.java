@@ -52,7 +52,7 @@ public class IdempotentInterceptor {
     Object aroundDelivery(InvocationContext context) throws Exception {
         ConsumerSettings consumer = consumers.forMethod(context.getMethod());
         Delivery delivery = Delivery.of(context.getMethod(), context.getParameters());
-        // tracing (README, "Tracing"): DeliverySpan.NONE, shared and stateless, while OpenTelemetry is not in use
+        // tracing (docs/observability.md, "Tracing"): DeliverySpan.NONE, shared and stateless, while OpenTelemetry is not in use
         DeliverySpan span = tracing.start(consumer.name(), context.getMethod(), delivery.message());
         try {
             return deliver(context, consumer, delivery, span);

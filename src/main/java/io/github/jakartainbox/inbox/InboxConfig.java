@@ -14,7 +14,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * The key catalogue: every MicroProfile Config key of the inbox, declared once with its scope, default, bounds and
  * parser. Liberty {@code <variable>}s in {@code server.xml} are MicroProfile Config properties, so each key can be
  * set there, and the environment sets any key too (dots and dashes as underscores, upper case:
- * {@code INBOX_CONSUMER_BILLING_RETENTION}). README's configuration table is checked against {@link #keys()} by a
+ * {@code INBOX_CONSUMER_BILLING_RETENTION}). docs/configuration.md's key table is checked against {@link #keys()} by a
  * unit test.
  *
  * <p>Rules shared by all keys: values are trimmed, and an empty value counts as unset; enumerated values (and
@@ -39,7 +39,7 @@ public final class InboxConfig {
             this.text = text;
         }
 
-        /** @return how README's table names this scope */
+        /** @return how docs/configuration.md names this scope */
         public String text() {
             return text;
         }
@@ -69,7 +69,7 @@ public final class InboxConfig {
             }
         }
 
-        /** @return the key as README writes it: {@code inbox.datasource} for a global key, {@code retry.delay}
+        /** @return the key as docs/configuration.md writes it: {@code inbox.datasource} for a global key, {@code retry.delay}
          *          for a per-consumer key (read as {@code inbox.consumer.<consumer>.retry.delay}) */
         public String name() {
             return name;
@@ -340,7 +340,7 @@ public final class InboxConfig {
         return Optional.of(property.substring(CONSUMER_PREFIX.length(), property.length() - suffix.length()));
     }
 
-    /** @return every key, in README's order */
+    /** @return every key, in the order of docs/configuration.md */
     public static List<Key<?>> keys() {
         return KEYS;
     }

@@ -7,7 +7,7 @@ import java.util.logging.Level;
  * Every log line and error text of the inbox, each with an id an operator can search for, in Open Liberty's style
  * ({@code CWWKZ0001I}): {@code INBOX}, four digits, and the severity as last letter (I information, W warning,
  * E error). Each id is bound here to the {@link Level} it is logged at; an error that only travels as an exception
- * or a dead-letter reason carries its id at the start of the text. README lists them all (a unit test keeps it so).
+ * or a dead-letter reason carries its id at the start of the text. docs/messages.md lists them all (MessagesDocsTest keeps it so).
  *
  * <p>Ranges: 00xx deployment and configuration, 01xx duplicates, 02xx delivery failures and dead letters, 03xx
  * purge and partitions, 04xx the operator API, 05xx tracing, 06xx the {@code inbox-kafka} connector, 07xx
@@ -24,7 +24,7 @@ enum InboxMessage {
     INBOX0007E(Level.SEVERE, "@Idempotent consumers ''{0}'' ({1}) and ''{2}'' ({3}) are both stored in the inbox as ''{4}'': they would skip each other''s events as duplicates. Give each consumer its own name (inbox.consumer.<consumer>.name)."),
     INBOX0008E(Level.SEVERE, "The inbox is not ready yet: its tables are made at application start, outside any transaction, and that has not succeeded (see INBOX0002E or INBOX0003E). The caller''s transaction rolls back; the message is redelivered."),
     INBOX0009E(Level.SEVERE, "The inbox claim needs an active JTA transaction, so that the inbox row commits or rolls back together with the business change. Call it from an @Idempotent method or inside a container-managed transaction."),
-    INBOX0011W(Level.WARNING, "Configuration key {0} is not a key of the inbox (or not in the form it is read: some keys are per consumer only, inbox.consumer.<consumer>.<key>, some global only); it has no effect. README lists the keys."),
+    INBOX0011W(Level.WARNING, "Configuration key {0} is not a key of the inbox (or not in the form it is read: some keys are per consumer only, inbox.consumer.<consumer>.<key>, some global only); it has no effect. docs/configuration.md lists the keys."),
     INBOX0013W(Level.WARNING, "The inbox database (datasource {0}) gives no connection at application start: {1}. The application starts anyway; the inbox tables are made or checked once it answers (at the first delivery or readiness probe), readiness check inbox-database is DOWN until then, and deliveries wait unacknowledged. If this is not an outage, check the datasource''s host, port, database name and credentials."),
     INBOX0012W(Level.WARNING, "@Idempotent method {0} reads Kafka channel {1} with isolation.level {2}: records of Kafka transactions that their producer aborted are delivered and processed as if they had happened. Set mp.messaging.incoming.{1}.isolation.level=read_committed."),
     INBOX0010E(Level.SEVERE, "Table inbox is {0} but inbox.partitioning is {1}; set inbox.partitioning={2} (the switch to monthly is one-way and must stay set)."),
@@ -72,7 +72,7 @@ enum InboxMessage {
     INBOX0303I(Level.INFO, "Inbox purge done: {0} rows deleted in {1} batches, partitions dropped {2} (about {3} rows), created {4}, in {5} ms."),
     INBOX0304W(Level.WARNING, "The inbox purge is overdue: the last successful run finished at {0} (inbox.purge.overdue-after is {1}). Check the log for INBOX0302E."),
     INBOX0305I(Level.INFO, "Inbox purge scheduled: {0} (EJB calendar: second minute hour dayOfMonth month dayOfWeek)."),
-    INBOX0306W(Level.WARNING, "inbox.purge.schedule is off while inbox.partitioning is monthly: partitions for the coming months are created only by the purge. Create them yourself (see README), or every event of a month without a partition is dead-lettered."),
+    INBOX0306W(Level.WARNING, "inbox.purge.schedule is off while inbox.partitioning is monthly: partitions for the coming months are created only by the purge. Create them yourself (see docs/retention.md, Partitioned mode), or every event of a month without a partition is dead-lettered."),
     INBOX0307E(Level.SEVERE, "InboxPurge.purgeExpired() must not run inside a transaction: each batch commits on its own. Call it from a method without a transaction (the timer does)."),
     INBOX0308E(Level.SEVERE, "Cannot read the purge state (table inbox_purge_state): {0}"),
     INBOX0309W(Level.WARNING, "The application stops while the lease of a purge run cut by a database outage could not be given back (the database still refuses connections): every server''s purge waits until it expires, within inbox.purge.lease ({0})."),
@@ -111,7 +111,7 @@ enum InboxMessage {
     INBOX0709E(Level.SEVERE, "Consumer {0}, JMS message {1}: could not record the dead letter ({2}); the transaction rolls back, the message stays on its queue and the next delivery tries again."),
     INBOX0710E(Level.SEVERE, "Consumer {0}, JMS message {1}: the message-driven bean''s transaction did not commit after the method returned (JTA status {2}): a deferred constraint, a flush at commit or the commit itself failed. Counted as a failed attempt; the message is redelivered."),
 
-    INBOX0800E(Level.SEVERE, "The inbox datasource {0} is an XA datasource (type=\"javax.sql.XADataSource\"), but its PostgreSQL server has max_prepared_transactions = {1}: every two-phase commit would fail at PREPARE TRANSACTION. Set max_prepared_transactions in postgresql.conf to at least max_connections (or at least the XA pools'' maxPoolSize summed over every server using this database) and restart PostgreSQL; or, when the inbox and the business data share this one database and no other resource joins the transaction, use type=\"javax.sql.ConnectionPoolDataSource\" (one-phase commit, README \"XA (optional)\")."),
+    INBOX0800E(Level.SEVERE, "The inbox datasource {0} is an XA datasource (type=\"javax.sql.XADataSource\"), but its PostgreSQL server has max_prepared_transactions = {1}: every two-phase commit would fail at PREPARE TRANSACTION. Set max_prepared_transactions in postgresql.conf to at least max_connections (or at least the XA pools'' maxPoolSize summed over every server using this database) and restart PostgreSQL; or, when the inbox and the business data share this one database and no other resource joins the transaction, use type=\"javax.sql.ConnectionPoolDataSource\" (one-phase commit, docs/xa.md)."),
     INBOX0801E(Level.SEVERE, "Constraint {0} of table inbox (datasource {1}) is DEFERRABLE: INSERT ... ON CONFLICT cannot use a deferrable constraint as its arbiter, and a violation checked at commit would fail the prepare phase of a two-phase commit (a rollback or a heuristic outcome) instead of being skipped as a duplicate. Make it anew without DEFERRABLE (PostgreSQL cannot alter a key''s deferrability), in a quiet moment: {2}"),
     INBOX0802I(Level.INFO, "The inbox datasource {0} is an XA datasource; its PostgreSQL server allows {1} prepared transactions (max_prepared_transactions).");
 

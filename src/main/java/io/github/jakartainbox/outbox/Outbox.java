@@ -114,7 +114,7 @@ public class Outbox {
         }
         JsonObjectBuilder json = JSON.createObjectBuilder();
         // the current trace context (traceparent, tracestate) when tracing is on, so that the consumer of this record
-        // continues the trace (README, "Tracing"); headers the caller gives win
+        // continues the trace (docs/observability.md, "Tracing"); headers the caller gives win
         tracing.injectCurrent((name, text) -> {
             if (!headers.containsKey(name)) {
                 json.add(name, text);

@@ -27,7 +27,7 @@ class OutboxDatabase {
         if (ready != null) {
             return ready;
         }
-        // the inbox's key (README, "Inbox keys"): one datasource for the inbox, the outbox and the business tables
+        // the inbox's key (docs/configuration.md, "Inbox keys"): one datasource for the inbox, the outbox and the business tables
         String jndiName = InboxConfig.DATASOURCE.find(ConfigProvider.getConfig()).orElseThrow();
         try {
             ready = (DataSource) new InitialContext().lookup(jndiName);

@@ -6,7 +6,7 @@ import java.util.logging.Level;
 /**
  * Every log line and error text of the outbox, each with an id an operator can search for ({@code OUTBOX}, four
  * digits, the severity as last letter: I information, W warning, E error), bound here to the level it is logged at.
- * README lists them.
+ * docs/messages.md lists them (MessagesDocsTest keeps it so).
  */
 enum OutboxMessage {
 

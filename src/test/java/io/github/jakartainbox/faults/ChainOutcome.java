@@ -20,7 +20,7 @@ import org.junit.jupiter.api.function.Executable;
  *       second record is the relay's at-least-once: a crash between the broker's acknowledgement and the mark);</li>
  *   <li>its mails: at least one with Message-ID {@code <event-id@invoices.billing.jakarta-inbox>}, and the mail
  *       recorded ({@code invoice.mail_message_id}). A second mail is <em>explained</em> by the window between the
- *       SMTP server's acceptance and the mailer's commit (README, "What each step guarantees") when it carries the
+ *       SMTP server's acceptance and the mailer's commit (docs/outbox-and-mail.md, "What each step guarantees") when it carries the
  *       same Message-ID as the recorded one and the mailer committed the event exactly once (one inbox row): the
  *       extra copy came from an attempt whose transaction never committed. Anything else is unexplained.</li>
  * </ul>

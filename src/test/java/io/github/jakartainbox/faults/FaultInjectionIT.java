@@ -313,7 +313,7 @@ class FaultInjectionIT {
             try {
                 postgres.recreate(run.database);
                 kafka.createTopic(run.topic, FaultRun.PARTITIONS);
-                // made before the relay's producer meets it (a brand-new topic and the idempotent producer: see README)
+                // made before the relay's producer meets it (a brand-new topic and the idempotent producer: see docs/outbox-and-mail.md, "The relay")
                 kafka.createTopic(run.issuedTopic, FaultRun.PARTITIONS);
                 run.send(run.records);
                 a.resetCounts();

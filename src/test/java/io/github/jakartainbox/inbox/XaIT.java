@@ -29,7 +29,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * The optional XA mode (README, "XA (optional)") on a real Liberty with its transaction manager: the inbox and the
+ * The optional XA mode (docs/xa.md) on a real Liberty with its transaction manager: the inbox and the
  * business data in two PostgreSQL databases behind two XA datasources ({@code PGXADataSource}), and a JMS send on
  * Liberty's embedded messaging engine together with a database write; both commit with two-phase commit, or
  * neither does. Also the start-up checks' real refusals, and recovery after Liberty is killed between prepare and

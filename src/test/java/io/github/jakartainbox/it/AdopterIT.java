@@ -30,8 +30,8 @@ import io.github.jakartainbox.billing.SampleEvents;
 
 /**
  * The library as another team adopts it: a WAR made of the library jar ({@code target/billing-inbox.jar}), the
- * third-party jars README names, and one {@code @Idempotent} consumer of the team's own (on its own topic, writing
- * its own table), deployed on a Liberty server configured only as README's "Use it in your application" says
+ * third-party jars docs/using-the-library.md names, and one {@code @Idempotent} consumer of the team's own (on its own topic, writing
+ * its own table), deployed on a Liberty server configured only as docs/using-the-library.md says
  * ({@code src/test/adopter/server.xml}). Duplicates give one effect per event, in both partitioning modes. Nothing of
  * the billing example is in the WAR.
  */
@@ -112,7 +112,7 @@ class AdopterIT {
         }
     }
 
-    /** The team's WAR: the library jar, the jars README names, its own class and configuration; no example. */
+    /** The team's WAR: the library jar, the jars docs/using-the-library.md names, its own class and configuration; no example. */
     private static void deploy() throws Exception {
         Path serverDir = WLP.resolve("usr/servers/" + SERVER);
         Files.createDirectories(serverDir.resolve("dropins"));
@@ -134,7 +134,7 @@ class AdopterIT {
                         "mp.messaging.incoming.payments.enable.auto.commit=false",
                         "mp.messaging.incoming.payments.isolation.level=read_committed", "")),
                         "META-INF/microprofile-config.properties");
-        // the third-party jars README names: flyway-core, flyway-database-postgresql, kafka-clients, and theirs
+        // the third-party jars docs/using-the-library.md names: flyway-core, flyway-database-postgresql, kafka-clients, and theirs
         // (the example's WEB-INF/lib holds exactly those: the example has no other dependency)
         Path lib = WAR.resolveSibling("billing").resolve("WEB-INF/lib");
         try (Stream<Path> jars = Files.list(lib)) {

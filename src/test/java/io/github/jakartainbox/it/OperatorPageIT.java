@@ -237,7 +237,7 @@ class OperatorPageIT {
         }
     }
 
-    /** The page as an operator sees it, for README (copied to docs/operator-page.png by hand). */
+    /** The page as an operator sees it, for docs/observability.md (copied to docs/operator-page.png by hand). */
     private static void screenshot() throws Exception {
         Path file = Path.of("target", "screenshots", "operator-page.png");
         Files.createDirectories(file.getParent());
