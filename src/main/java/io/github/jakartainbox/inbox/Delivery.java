@@ -102,6 +102,23 @@ record Delivery(Object payload, Message<?> message, int messageIndex, Object jms
     }
 
     /**
+     * @return where the message came from, {@code <topic>-<partition>@<offset>} for a Kafka record (either connector),
+     *         so that an operator can find it on the broker; {@code null} for anything else
+     */
+    String location() {
+        if (message() == null) {
+            return null;
+        }
+        try {
+            org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> record =
+                    message().unwrap(org.apache.kafka.clients.consumer.ConsumerRecord.class);
+            return record == null ? null : record.topic() + "-" + record.partition() + "@" + record.offset();
+        } catch (RuntimeException | LinkageError e) {
+            return null; // not a Kafka record, or no Kafka client in the application
+        }
+    }
+
+    /**
      * @return the payload for the dead-letter table as text, {@code null} when it cannot be kept as text byte for
      *         byte (bytes that are not valid UTF-8, or text holding U+0000, which PostgreSQL text cannot store;
      *         see {@link #payloadBytes()})

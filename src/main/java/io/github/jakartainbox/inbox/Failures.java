@@ -55,6 +55,11 @@ final class Failures {
     private static final java.util.regex.Pattern WITH_ID = java.util.regex.Pattern.compile("^[A-Z]{4,10}\\d{4}[IWE]: .*",
             java.util.regex.Pattern.DOTALL);
 
+    /** @return whether the text starts with a message id ({@code INBOX0207E: ...}) */
+    static boolean namesItself(String text) {
+        return text != null && WITH_ID.matcher(text).matches();
+    }
+
     private static String one(Throwable t) {
         if (t.getMessage() == null) {
             return t.getClass().getName();

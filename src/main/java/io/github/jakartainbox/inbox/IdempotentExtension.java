@@ -82,6 +82,10 @@ public class IdempotentExtension implements Extension {
         methodsByConsumer.values().forEach(methods -> KafkaIsolationCheck.readUncommitted(config, methods)
                 .forEach(f -> InboxLog.log(InboxMessage.INBOX0012W, describe(f.method()), f.channel(),
                         f.isolationLevel())));
+        String kafka = KafkaClientVersion.present();
+        if (kafka != null && !KafkaClientVersion.safe(kafka)) {
+            InboxLog.log(InboxMessage.INBOX0014W, kafka, KafkaClientVersion.SAFE);
+        }
         for (String key : config.getPropertyNames()) {
             // retention keys may name consumers that only the purge knows (rows of a retired consumer)
             boolean retention = InboxConfig.consumerOf(key, InboxConfig.RETENTION).isPresent()

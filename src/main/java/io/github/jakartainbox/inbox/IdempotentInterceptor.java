@@ -317,12 +317,29 @@ public class IdempotentInterceptor {
     }
 
     /**
+     * @param reason   why the delivery failed
+     * @param attempts how many attempts failed
+     * @param location the Kafka record's {@code <topic>-<partition>@<offset>}, or {@code null}
+     * @return the dead letter's reason: always starting with a message id ({@code INBOX0228E} for a failure the policy
+     *         does not classify, such as a {@code NumberFormatException} in the method, so that operators can search
+     *         and group it), ending with the record's location when it has one
+     */
+    static String deadLetterReason(Throwable reason, int attempts, String location) {
+        String error = Failures.describe(reason);
+        if (!Failures.namesItself(error)) {
+            error = InboxLog.format(InboxMessage.INBOX0228E, String.valueOf(attempts), error);
+        }
+        return location == null ? error : error + " [" + location + "]";
+    }
+
+    /**
      * Records the failed delivery in its own transaction. While that is impossible (the database is down) the
      * delivery stays unacknowledged and this keeps trying: nothing is acknowledged that was not recorded.
      */
     private void deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, Throwable reason,
                             int attempts) throws Exception {
-        String error = Failures.describe(reason);
+        String location = delivery.location();
+        String error = deadLetterReason(reason, attempts, location);
         String shownId = eventId == null ? "(no usable id)" : eventId;
         boolean full = true;
         for (int failures = 1; ; failures++) {

@@ -26,6 +26,7 @@ enum InboxMessage {
     INBOX0009E(Level.SEVERE, "The inbox claim needs an active JTA transaction, so that the inbox row commits or rolls back together with the business change. Call it from an @Idempotent method or inside a container-managed transaction."),
     INBOX0011W(Level.WARNING, "Configuration key {0} is not a key of the inbox (or not in the form it is read: some keys are per consumer only, inbox.consumer.<consumer>.<key>, some global only); it has no effect. docs/configuration.md lists the keys."),
     INBOX0013W(Level.WARNING, "The inbox database (datasource {0}) gives no connection at application start: {1}. The application starts anyway; the inbox tables are made or checked once it answers (at the first delivery or readiness probe), readiness check inbox-database is DOWN until then, and deliveries wait unacknowledged. If this is not an outage, check the datasource''s host, port, database name and credentials."),
+    INBOX0014W(Level.WARNING, "The application carries kafka-clients {0}, older than {1}: a broker restart can stop its Kafka channels until the server restarts (KAFKA-20232). Put kafka-clients {1} or later in WEB-INF/lib."),
     INBOX0012W(Level.WARNING, "@Idempotent method {0} reads Kafka channel {1} with isolation.level {2}: records of Kafka transactions that their producer aborted are delivered and processed as if they had happened. Set mp.messaging.incoming.{1}.isolation.level=read_committed."),
     INBOX0010E(Level.SEVERE, "Table inbox is {0} but inbox.partitioning is {1}; set inbox.partitioning={2} (the switch to monthly is one-way and must stay set)."),
 
@@ -40,6 +41,7 @@ enum InboxMessage {
     INBOX0205W(Level.WARNING, "Consumer {0}, event {1}: transient database error (SQLState {2}); this delivery has waited {3} of its transient budget {4} (retry.transient-budget) and retries in {5} ms. The partition waits. Cause: {6}"),
     INBOX0206W(Level.WARNING, "Consumer {0}, event {1}: the database is unavailable; no attempt is used up, the delivery stays unacknowledged and retries in {2} ms. Cause: {3}"),
     INBOX0227W(Level.WARNING, "Consumer {0}, event {1}: a system the effect needs is unavailable; no attempt is used up, the delivery stays unacknowledged and retries in {2} ms. Cause: {3}"),
+    INBOX0228E(Level.SEVERE, "The method failed on each of {0} attempt(s) with an error the failure policy does not classify: {1}"),
     INBOX0207E(Level.SEVERE, "Transient database errors (last SQLState {0}) went on for {1}, longer than the transient budget {2} (inbox.consumer.{3}.retry.transient-budget or inbox.retry.transient-budget): a statement of this event times out or deadlocks every time, or a lock was held longer than the budget. Last error: {4}"),
     INBOX0208E(Level.SEVERE, "The database refused this event''s data (SQLState {0}: {1}); the same statement would fail on every attempt, so it is dead-lettered at once. Fix the data or the schema, then re-drive. Error: {2}"),
     INBOX0209E(Level.SEVERE, "The method nacked the message: {0}"),

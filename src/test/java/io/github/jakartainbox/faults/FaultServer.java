@@ -51,7 +51,7 @@ final class FaultServer {
     private final String name;
     private final int httpPort;
     private final Path log;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
 
     private Map<String, String> environment = Map.of();
     private boolean running;

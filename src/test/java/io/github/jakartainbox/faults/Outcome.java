@@ -69,10 +69,14 @@ record Outcome(String fault, int events, long records, long extraDeliveries, lon
         if (run.sideEffectsOfLostCommits) {
             // invoices.issued records of invoices the failover lost: the mailer finds no such invoice (BILLING0125E)
             // or another order's under a reused id (BILLING0128E), and mails nothing
-            long stale = db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'mailer' "
-                    + "AND (error LIKE 'BILLING0125E%' OR error LIKE 'BILLING0128E%')");
+            long gone = db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'mailer' "
+                    + "AND error LIKE 'BILLING0125E%'");
+            long reused = db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'mailer' "
+                    + "AND error LIKE 'BILLING0128E%'");
+            long stale = gone + reused;
             System.out.printf("  invoices.issued records of invoices the failover lost, dead-lettered by the mailer: "
-                    + "%,d%n", stale);
+                    + "%,d (%,d whose invoice id no longer exists, %,d whose id now belongs to another order's "
+                    + "invoice)%n", stale, gone, reused);
             goodDead -= stale;
         }
         String canary = run.canary.eventId();

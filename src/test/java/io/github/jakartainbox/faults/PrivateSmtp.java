@@ -41,7 +41,7 @@ final class PrivateSmtp {
     private final Map<String, String> environment = Map.of("SMTP_HOME_DIR", home.toString(),
             "SMTP_PORT", String.valueOf(PORT), "SMTP_IMAP_PORT", String.valueOf(IMAP_PORT),
             "SMTP_API_PORT", String.valueOf(API_PORT));
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
     /** Stops a server a crashed earlier run left and starts a fresh one (no mails). */
     void start() throws IOException, InterruptedException {

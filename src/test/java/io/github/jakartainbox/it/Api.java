@@ -21,7 +21,7 @@ public final class Api {
     public static final User READER = new User("reader", password("BILLING_READER_PASSWORD"));
     public static final User OPERATOR = new User("operator", password("BILLING_OPERATOR_PASSWORD"));
 
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private Api() {
     }

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ApiBoundsIT {
 
     private static final String API = TestEnv.url("/billing/api");
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final String LONG = "x".repeat(5000);
     private static final List<String> BAD_NUMBERS = List.of("abc", "-1", "0", "1.5", "99999999999999999999",
             "9223372036854775808", "%20", "1e3", "0x10");

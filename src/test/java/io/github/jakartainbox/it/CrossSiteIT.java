@@ -60,7 +60,7 @@ class CrossSiteIT {
     /** In the test server's billing.api.allowed-origins (src/test/liberty/server.xml). */
     private static final String ALLOWED = "https://ops.example.test:8443";
     private static final String CSP = "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private static HttpServer attacker;
     private static String attackerOrigin;

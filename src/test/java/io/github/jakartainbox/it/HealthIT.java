@@ -44,7 +44,7 @@ class HealthIT {
 
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final String DB_NAME = System.getenv().getOrDefault("DB_NAME", "billing");
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final Db db = Db.overJdbc();
 
     @Deployment(testable = false)

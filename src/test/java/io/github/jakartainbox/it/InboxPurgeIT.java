@@ -205,7 +205,7 @@ class InboxPurgeIT {
     @Test
     @Order(5)
     void inboxAndPurgeFiguresAreMetrics() throws Exception {
-        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        String body = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(HttpRequest.newBuilder(
                 URI.create(TestEnv.url("/metrics?scope=application"))).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         long deleted = db.number("SELECT total_deleted FROM inbox_purge_state");

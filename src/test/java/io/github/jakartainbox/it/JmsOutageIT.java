@@ -66,7 +66,7 @@ class JmsOutageIT {
                         + Api.OPERATOR.password()).getBytes(StandardCharsets.UTF_8)))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body)).build();
-        return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     /**
@@ -123,7 +123,7 @@ class JmsOutageIT {
                     .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("operator:"
                             + Api.OPERATOR.password()).getBytes(StandardCharsets.UTF_8)))
                     .POST(HttpRequest.BodyPublishers.ofString(e.json())).build();
-            assertEquals(202, HttpClient.newHttpClient().send(send, HttpResponse.BodyHandlers.ofString()).statusCode(),
+            assertEquals(202, HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(send, HttpResponse.BodyHandlers.ofString()).statusCode(),
                     "the send needs no database");
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
             waits = outageWaits(e.eventId());

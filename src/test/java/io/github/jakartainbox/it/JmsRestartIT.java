@@ -40,7 +40,7 @@ class JmsRestartIT {
     private static final int DUPLICATES = 150;
     private static final int PRODUCERS = 4;
     private static final String DATABASE = System.getenv().getOrDefault("DB_NAME", "billing") + "_jmsrestart";
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
     private static Map<String, String> serverEnvironment = Map.of();
 

@@ -26,7 +26,7 @@ public final class Mailbox {
     }
 
     private static final int API_PORT = Integer.parseInt(System.getenv().getOrDefault("SMTP_API_PORT", "8025"));
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private Mailbox() {
     }

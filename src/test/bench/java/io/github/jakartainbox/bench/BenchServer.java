@@ -93,7 +93,7 @@ final class BenchServer {
     }
 
     void awaitReady() throws Exception {
-        HttpClient http = HttpClient.newHttpClient();
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         // the application is up once its (open) metrics show the inbox gauges; the REST API needs a login
         HttpRequest ready = HttpRequest.newBuilder(URI.create("http://localhost:" + httpPort
                 + "/metrics?scope=application")).timeout(Duration.ofSeconds(5)).build();

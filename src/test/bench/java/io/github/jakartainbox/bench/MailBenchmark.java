@@ -75,7 +75,7 @@ public final class MailBenchmark {
     private final String run = "mail" + System.currentTimeMillis();
     private final Admin admin;
     private final KafkaProducer<String, String> producer;
-    private final HttpClient http = HttpClient.newHttpClient();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private MailBenchmark(String bootstrap) {
         this.bootstrap = bootstrap;
