@@ -81,7 +81,10 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
     // offset-store=database only (poll thread only)
     /** Per partition, the database's offset as this channel last wrote or read it; no entry: no row. */
     private final Map<TopicPartition, Long> known = new HashMap<>();
-    /** Per partition, the database's offset when the partition was assigned: where to go back to if its row is lost. */
+    /**
+     * Per partition, where to go back to if its row is lost: the database's offset at assignment, else the first
+     * record done since.
+     */
     private final Map<TopicPartition, Long> floor = new HashMap<>();
     /** Partitions assigned while the database could not be read: paused until it can. */
     private final Set<TopicPartition> unresolved = new LinkedHashSet<>();
@@ -419,6 +422,9 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
         long now = System.nanoTime();
         for (ConsumerRecord<Object, Object> r : records) {
             TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+            if (settings.offsetsInDatabase()) {
+                floor.putIfAbsent(tp, r.offset()); // no row at assignment: the first record done is where to go back
+            }
             processedUpTo.compute(tp, (k, v) -> v == null || v[0] < r.offset() + 1
                     ? new long[] {r.offset() + 1, now} : v);
         }

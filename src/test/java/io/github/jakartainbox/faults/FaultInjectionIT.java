@@ -257,6 +257,7 @@ class FaultInjectionIT {
         postgres.synchronousStandby(synchronous);
         run.sideEffectsOfLostCommits = !synchronous;
         run.lossExpected = !offsetsInDatabase;
+        run.lostCommitLinesBefore = lostCommitLines();
         start(run, a, offsetsInDatabase ? Map.of()
                 : Map.of("MP_MESSAGING_CONNECTOR_INBOX_KAFKA_OFFSET_STORE", "kafka"));
         if (!synchronous) {
@@ -280,6 +281,10 @@ class FaultInjectionIT {
         if (synchronous) {
             postgres.synchronousStandby(false); // no standby any more: commits would wait for ever
         }
+    }
+
+    private static long lostCommitLines() throws java.io.IOException {
+        return a.logLines("INBOX0612W") + a.logLines("INBOX0613W");
     }
 
     /**
@@ -355,6 +360,13 @@ class FaultInjectionIT {
                     .filter(f -> f != null && f.status.equals("uncertain")).count();
             long cut = run.events.stream().filter(e -> FaultRun.MailFault.of(e.orderId()) == FaultRun.MailFault.CUT)
                     .count();
+            if (run.lostCommitLinesBefore >= 0) {
+                long found = lostCommitLines() - run.lostCommitLinesBefore;
+                log(run, found + " log lines of lost commits found by the channels (INBOX0612W, INBOX0613W)");
+                if (run.sideEffectsOfLostCommits && !run.lossExpected) {
+                    assertTrue(found > 0, fault + ": the channels never found the commits the failover lost");
+                }
+            }
             if (run.lossExpected) {
                 assertTrue(outcome.lostBilling() > 0, outcome.where() + "the failover lost no event with offsets in "
                         + "Kafka only: the scenario did not cause the loss it is about");

@@ -57,6 +57,8 @@ final class FaultRun {
      * then asserts that events were lost (else it did not cause the fault it is about), not that none was.
      */
     boolean lossExpected;
+    /** Lines of INBOX0612W and INBOX0613W (lost commits found) in the server's logs before the failover. */
+    long lostCommitLinesBefore = -1;
     /** The delivery mode of the order channels: {@link #GROUPED} (inbox-kafka, the default) or {@link #PER_MESSAGE}. */
     final String mode;
     /**

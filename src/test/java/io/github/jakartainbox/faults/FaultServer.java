@@ -157,6 +157,23 @@ final class FaultServer {
         killByPidFile();
     }
 
+    /** @return how many lines of the server's logs, so far, carry the message id */
+    long logLines(String messageId) throws IOException {
+        Path logs = wlp.resolve("usr/servers/" + name + "/logs");
+        if (!Files.isDirectory(logs)) {
+            return 0;
+        }
+        long n = 0;
+        try (Stream<Path> files = Files.list(logs)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().startsWith("messages")).toList()) {
+                try (Stream<String> lines = Files.lines(file, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+                    n += lines.filter(line -> line.contains(messageId + ":")).count();
+                }
+            }
+        }
+        return n;
+    }
+
     /** Kills the server without reading the gauge: its scenario is over (quicker than a graceful stop). */
     void discard() throws IOException {
         running = false;
