@@ -70,6 +70,19 @@ public class IdempotentInterceptor {
             return jms.deliver(context, consumer, delivery, span);
         }
         DeliveryGroup group = DeliveryGroup.current();
+        String aim = InboxRedrives.aimedAt(delivery.message());
+        if (aim != null && !aim.equals(consumer.name())) {
+            // a re-drive for another consumer of the topic: no claim, no effect, acknowledged (in a group: settled,
+            // and its offset moves with the group's commit)
+            statistics.redriveForOtherSkipped(consumer.name());
+            InboxLog.log(InboxMessage.INBOX0104I, consumer.name(), String.valueOf(delivery.message()),
+                    String.valueOf(InboxRedrives.deadLetterOf(delivery.message())), aim);
+            span.outcome(DeliveryOutcome.AIMED_ELSEWHERE, null);
+            if (group != null && transactions.isActive()) {
+                group.duplicate();
+            }
+            return acknowledged(context.getMethod(), delivery);
+        }
         if (group != null && transactions.isActive()) {
             return inGroup(group, context, consumer, delivery, span);
         }
