@@ -80,6 +80,9 @@ public class IdempotentInterceptor {
             span.outcome(DeliveryOutcome.AIMED_ELSEWHERE, null);
             if (group != null && transactions.isActive()) {
                 group.duplicate();
+            } else if (transactions.active()) {
+                // the caller's transaction: acknowledged as a skipped duplicate is there, by its owner
+                return CompletionStage.class.isAssignableFrom(context.getMethod().getReturnType()) ? DONE : null;
             }
             return acknowledged(context.getMethod(), delivery);
         }
