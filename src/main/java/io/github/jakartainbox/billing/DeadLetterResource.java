@@ -40,7 +40,6 @@ import java.io.InputStream;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
-import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -490,27 +489,19 @@ public class DeadLetterResource {
         return deadLetters.find(id).orElseThrow();
     }
 
+    /** One discard through the library, or the exception that answers why not (409 with a message id, 404). */
     private void discardOne(long id) throws SQLException {
-        DeadLetter letter = open(id);
-        if (!deadLetters.discard(id, user())) {
-            DeadLetter now = open(id); // BILLING0244E when resolved meanwhile
-            if (now.redriveClaimedAt() != null) {
-                OffsetDateTime expires = now.redriveClaimedAt().plus(deadLetters.redriveLease());
-                throw conflict(BillingMessage.BILLING0240E.format(id, now.redriveClaimedBy(), now.redriveClaimedAt(),
-                        expires));
-            }
-            throw conflict(BillingMessage.BILLING0249E.format(id, "changed"));
+        InboxRedrives.Outcome outcome = redrives.discard(id, user());
+        DeadLetter letter = outcome.letter();
+        switch (outcome.status()) {
+            case DISCARDED -> BillingMessage.BILLING0202I.log(id, letter.consumer(), letter.eventId(), user());
+            case NOT_FOUND -> throw notFound(id);
+            case NOT_OPEN -> throw conflict(BillingMessage.BILLING0244E.format(id, letter.redrivenAt() != null
+                    ? "re-driven" : "discarded", letter.resolvedBy()));
+            case TAKEN -> throw conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
+                    outcome.claim().claimedAt(), outcome.claim().expiresAt()));
+            default -> throw conflict(BillingMessage.BILLING0249E.format(id, "changed"));
         }
-        BillingMessage.BILLING0202I.log(id, letter.consumer(), letter.eventId(), user());
-    }
-
-    private DeadLetter open(long id) throws SQLException {
-        DeadLetter letter = deadLetters.find(id).orElseThrow(() -> notFound(id));
-        if (!letter.open()) {
-            throw conflict(BillingMessage.BILLING0244E.format(id, letter.redrivenAt() != null ? "re-driven"
-                    : "discarded", letter.resolvedBy()));
-        }
-        return letter;
     }
 
     private static NotFoundException notFound(long id) {

@@ -112,7 +112,9 @@ public class InboxRedrives {
         /** The send (or, transactional, its commit) failed ({@link Outcome#failure()}); the claim was given back. */
         SEND_FAILED,
         /** The row changed between the claim and the mark (it failed again, or was resolved). */
-        CHANGED
+        CHANGED,
+        /** {@link #discard}: discarded. */
+        DISCARDED
     }
 
     /**
@@ -237,6 +239,43 @@ public class InboxRedrives {
             return new Outcome(Status.SEND_FAILED, id, checked.letter(), checked.target(), null, null, claim, e, null,
                     route);
         }
+    }
+
+    /**
+     * Discards an open dead letter ({@link InboxDeadLetters#discard}), saying why not when it cannot.
+     *
+     * @param id       the dead letter's id
+     * @param operator who discards it (the caller's principal), for {@code resolved_by} and the history
+     * @return {@link Status#DISCARDED}; {@link Status#NOT_FOUND}; {@link Status#NOT_OPEN} (the row as it is, naming
+     *         who resolved it); {@link Status#TAKEN} when a re-drive holds a live claim on it ({@link Outcome#claim()}
+     *         says who, since and until when: its record may be on its way); {@link Status#CHANGED} otherwise
+     * @throws SQLException when the database cannot be read or written
+     */
+    public Outcome discard(long id, String operator) throws SQLException {
+        Optional<DeadLetter> found = deadLetters.find(id);
+        if (found.isEmpty()) {
+            return refused(Status.NOT_FOUND, id, null, null, null).outcome;
+        }
+        if (!found.get().open()) {
+            return refused(Status.NOT_OPEN, id, found.get(), null, null).outcome;
+        }
+        if (deadLetters.discard(id, operator)) {
+            return refused(Status.DISCARDED, id, found.get(), null, null).outcome;
+        }
+        DeadLetter now = deadLetters.find(id).orElse(null);
+        if (now == null) {
+            return refused(Status.NOT_FOUND, id, null, null, null).outcome;
+        }
+        if (!now.open()) {
+            return refused(Status.NOT_OPEN, id, now, null, null).outcome;
+        }
+        if (now.redriveClaimedAt() != null) {
+            RedriveClaim claim = new RedriveClaim(InboxDeadLetters.ClaimStatus.TAKEN, id, now.redriveClaimedBy(),
+                    now.redriveClaimedAt(), now.redriveClaimedAt().plus(deadLetters.redriveLease()),
+                    now.lastFailedAt());
+            return new Outcome(Status.TAKEN, id, now, null, null, null, claim, null, null, null);
+        }
+        return refused(Status.CHANGED, id, now, null, null).outcome;
     }
 
     /**

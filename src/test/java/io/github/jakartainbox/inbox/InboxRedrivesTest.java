@@ -87,6 +87,24 @@ class InboxRedrivesTest {
             return markSucceeds;
         }
 
+        /** What a discard finds: {@code null} discards the row; else the row as the refused discard leaves it. */
+        DeadLetter afterRefusedDiscard;
+
+        @Override
+        public boolean discard(long id, String operator) {
+            calls.add("discard " + id + " by " + operator);
+            if (afterRefusedDiscard != null) {
+                rows.put(id, afterRefusedDiscard);
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public java.time.Duration redriveLease() {
+            return java.time.Duration.ofMinutes(1);
+        }
+
         @Override
         public boolean releaseRedrive(RedriveClaim claim) {
             calls.add("release " + claim.id());
@@ -288,6 +306,33 @@ class InboxRedrivesTest {
         assertEquals(Status.CHANGED, redrive(15, true).status());
         assertEquals(List.of("begin", "rollback"), transactions.calls, "the send rolls back with the failed mark");
         assertEquals(List.of("claim 15 by alice", "mark 15 by alice", "release 15"), table.calls);
+    }
+
+    @Test
+    void aDiscardSaysWhetherTheRowWasMissingResolvedOrUnderAReDrive() throws Exception {
+        assertEquals(Status.NOT_FOUND, redrives.discard(20, "alice").status());
+        DeadLetter open = row(21, "billing", "e21");
+        assertEquals(Status.DISCARDED, redrives.discard(21, "alice").status());
+        assertEquals(List.of("discard 21 by alice"), table.calls);
+
+        table.calls.clear();
+        OffsetDateTime claimedAt = OffsetDateTime.parse("2026-12-01T11:00:00Z");
+        table.afterRefusedDiscard = new DeadLetter(21, "billing", "e21", open.error(), 3, FIRST_FAILED, FIRST_FAILED,
+                null, null, null, 2, false, 1, claimedAt, "carol");
+        InboxRedrives.Outcome taken = redrives.discard(21, "alice");
+        assertEquals(Status.TAKEN, taken.status(), "a live re-drive claim: its record may be on its way");
+        assertEquals("carol", taken.claim().claimedBy());
+        assertEquals(claimedAt.plusMinutes(1), taken.claim().expiresAt(), "the claim expires after the lease");
+
+        table.afterRefusedDiscard = new DeadLetter(21, "billing", "e21", open.error(), 3, FIRST_FAILED, FIRST_FAILED,
+                FIRST_FAILED, null, "dave", 2, false, 1, null, null);
+        table.rows.put(21L, open);
+        InboxRedrives.Outcome resolved = redrives.discard(21, "alice");
+        assertEquals(Status.NOT_OPEN, resolved.status(), "re-driven meanwhile");
+        assertEquals("dave", resolved.letter().resolvedBy());
+        table.calls.clear();
+        assertEquals(Status.NOT_OPEN, redrives.discard(21, "alice").status());
+        assertTrue(table.calls.isEmpty(), "a resolved row is not tried");
     }
 
     @Test
