@@ -16,7 +16,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /**
  * The operator's view of table {@code inbox_dead_letter}: list the deliveries that could not be processed, grouped
  * by consumer and failure or one by one, re-drive one exclusively ({@link #claimRedrive}, the application's send,
- * then {@link #markRedriven(RedriveClaim, String)} or {@link #releaseRedrive}), or discard one. Every statement
+ * then {@link #markRedriven(RedriveClaim, String)} or {@link #releaseRedrive}; {@link InboxRedrives} does all of it
+ * with the refusal rules), discard one, or read one's {@link #history}. Every statement
  * takes its values as bind parameters. A call joins the caller's JTA transaction when there is one, and otherwise
  * commits on its own ({@link #claimRedrive} refuses a transaction: its claim must commit before the send).
  * Protect the callers: the example allows listing to role {@code billing-reader} and changes to

@@ -295,7 +295,9 @@ public class InboxRedrives {
     /**
      * The consumer a re-driven Kafka record is aimed at: the UTF-8 value of its last
      * {@link InboxDeadLetters#REDRIVE_CONSUMER_HEADER} header. A consumer without the inbox (its method reads the
-     * record through {@code Message}) can call this to skip records aimed at others as the inbox does.
+     * record through {@code Message}) can call this to skip records aimed at others as the inbox does. The inbox
+     * reaches the record through a method's {@code Message} argument, or, on the {@code inbox-kafka} connector, for a
+     * method taking only the payload too; on {@code liberty-kafka} such a method's records cannot be told apart.
      *
      * @param message a delivered message, may be {@code null}
      * @return the consumer's inbox name; {@code null} when the message is no Kafka record or carries no such header
@@ -312,6 +314,19 @@ public class InboxRedrives {
         }
         Header header = record == null ? null : record.headers().lastHeader(InboxDeadLetters.REDRIVE_CONSUMER_HEADER);
         return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * @param delivery a delivery to an {@code @Idempotent} method
+     * @return the message that carries it: the method's {@code Message} argument, else the record the
+     *         {@code inbox-kafka} connector is delivering on this thread; {@code null} when neither
+     */
+    static Message<?> carrier(Delivery delivery) {
+        if (delivery.message() != null) {
+            return delivery.message();
+        }
+        KafkaRecordMessage delivering = KafkaRecordMessage.DELIVERING.get();
+        return delivering == null ? null : delivering.message();
     }
 
     /** @return the dead letter id a re-driven Kafka record names, {@code null} when none */

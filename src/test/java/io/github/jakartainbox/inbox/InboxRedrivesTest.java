@@ -336,6 +336,21 @@ class InboxRedrivesTest {
     }
 
     @Test
+    void aPayloadOnlyDeliveryIsAimedThroughTheRecordTheConnectorIsDelivering() {
+        ConsumerRecord<Object, Object> record = new ConsumerRecord<>("orders.confirmed", 1, 9L, null, ORDER);
+        record.headers().add(InboxDeadLetters.REDRIVE_CONSUMER_HEADER, "analytics".getBytes(StandardCharsets.UTF_8));
+        Delivery payloadOnly = new Delivery(ORDER, null, -1);
+        assertNull(InboxRedrives.aimedAt(InboxRedrives.carrier(payloadOnly)), "no message, no connector: not aimed");
+        KafkaRecordMessage.DELIVERING.set(new KafkaRecordMessage(record));
+        try {
+            assertEquals("analytics", InboxRedrives.aimedAt(InboxRedrives.carrier(payloadOnly)),
+                    "inbox-kafka's record on this thread carries the aim");
+        } finally {
+            KafkaRecordMessage.DELIVERING.remove();
+        }
+    }
+
+    @Test
     void theAimIsReadFromTheRecordsHeader() {
         ConsumerRecord<Object, Object> record = new ConsumerRecord<>("orders.confirmed", 0, 5L, null, ORDER);
         assertNull(InboxRedrives.aimedAt(new KafkaRecordMessage(record).message()), "no header: not aimed");

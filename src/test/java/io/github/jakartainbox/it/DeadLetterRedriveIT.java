@@ -141,6 +141,34 @@ class DeadLetterRedriveIT {
         assertEquals(1, inbox("billing", forBilling));
     }
 
+    /**
+     * The aim on the liberty-kafka connector too (consumer probe-kafka, event id from header ce_id): a record aimed at
+     * another consumer is skipped without an inbox row or effect; the next record of the partition, aimed at
+     * probe-kafka, is processed.
+     */
+    @Test
+    void onLibertyKafkaARecordAimedElsewhereIsSkippedAndOneAimedHereIsProcessed() throws Exception {
+        String run = "aim-" + UUID.randomUUID().toString().substring(0, 8);
+        String elsewhere = UUID.randomUUID().toString();
+        String here = UUID.randomUUID().toString();
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            for (String[] r : List.of(new String[] {elsewhere, "billing", run + "-elsewhere"},
+                    new String[] {here, "probe-kafka", run + "-here"})) {
+                ProducerRecord<String, String> record = new ProducerRecord<>(TestEnv.PROBE_TOPIC, run,
+                        SampleEvents.event("ignored", r[2], "5.00", "EUR").json());
+                record.headers().add("ce_id", r[0].getBytes(StandardCharsets.UTF_8));
+                record.headers().add("inbox-redrive-consumer", r[1].getBytes(StandardCharsets.UTF_8));
+                producer.send(record).get();
+            }
+        }
+        await("the record aimed at probe-kafka was processed").atMost(WAIT)
+                .until(() -> inbox("probe-kafka", here) == 1);
+        assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", run + "-here"));
+        assertEquals(0, inbox("probe-kafka", elsewhere), "the record before it, aimed at billing: no inbox row");
+        assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", run + "-elsewhere"),
+                "and no effect");
+    }
+
     @Test
     void consumerAllReachesEveryConsumerAndAnotherConsumersNameIsRefused() throws Exception {
         String eventId = UUID.randomUUID().toString();
