@@ -75,8 +75,7 @@ import java.util.concurrent.ExecutionException;
 public class DeadLetterResource {
 
     /** The consumers of the Kafka topic orders.confirmed: a re-drive there reaches them, or one of them if aimed. */
-    private static final List<String> KAFKA_CONSUMERS = ServiceConsumers.inboxNames(ServiceConsumers.ORDERS).stream()
-            .filter(c -> !c.equals(ServiceConsumers.inboxNames(List.of(ServiceConsumers.JMS)).get(0))).toList();
+    private static final List<String> KAFKA_CONSUMERS = ServiceConsumers.inboxNames(ServiceConsumers.ORDERS_KAFKA);
     /** The {@code consumer} value of a re-drive that reaches every consumer of the topic. */
     static final String EVERY_CONSUMER = "all";
     /** This resource's path, for answers. */

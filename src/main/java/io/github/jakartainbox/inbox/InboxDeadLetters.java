@@ -326,17 +326,14 @@ public class InboxDeadLetters {
              PreparedStatement update = connection.prepareStatement("WITH marked AS (UPDATE inbox_dead_letter SET "
                      + "redriven_at = now(), resolved_by = ?, redrive_claimed_at = NULL, redrive_claimed_by = NULL "
                      + "WHERE id = ? AND " + OPEN + " AND redrive_claimed_at = ? AND last_failed_at = ? RETURNING id) "
-                     + "INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, actor, target_consumer, "
-                     + "destination, record_partition, record_offset) SELECT id, 'redriven', ?, ?, ?, ?, ? FROM marked")) {
+                     + "INSERT INTO inbox_dead_letter_history (dead_letter_id, at, kind, actor, target_consumer, "
+                     + "destination, record_partition, record_offset) SELECT id, ?, 'redriven', ?, ?, ?, ?, ? "
+                     + "FROM marked")) {
             update.setString(1, operator);
             update.setLong(2, claim.id());
             update.setObject(3, claim.claimedAt());
             update.setObject(4, claim.lastFailedAt());
-            update.setString(5, operator);
-            update.setString(6, target);
-            update.setString(7, sent == null ? null : sent.destination());
-            update.setObject(8, sent == null ? null : sent.partition(), java.sql.Types.INTEGER);
-            update.setObject(9, sent == null ? null : sent.offset(), java.sql.Types.BIGINT);
+            setRedriveEntry(update, 5, claim, operator, target, sent);
             if (update.executeUpdate() != 1) {
                 return false;
             }
@@ -346,8 +343,46 @@ public class InboxDeadLetters {
     }
 
     /**
-     * A dead letter's history, oldest first: each failed delivery into it, each re-drive and each discard, the newest
-     * {@value #HISTORY_LIMIT} kept. Rows written before schema version 11 have no entries for what happened before.
+     * Adds a re-drive's history entry without changing the row: for a record that was sent although the row changed
+     * before {@link #markRedriven(RedriveClaim, String, String, SentRecord)} (its event failed again at once), so that
+     * the history still shows the re-drive, before that failure.
+     *
+     * @param claim    the {@link ClaimStatus#CLAIMED} claim the record was sent under; its time is the entry's
+     * @param operator who re-drove it
+     * @param target   the one consumer the record was aimed at, {@code null} for every consumer
+     * @param sent     where the record went, {@code null} when not known
+     * @throws IllegalArgumentException when the claim is not {@link ClaimStatus#CLAIMED}
+     * @throws SQLException when the database cannot be written
+     */
+    public void recordRedriveSent(RedriveClaim claim, String operator, String target, SentRecord sent)
+            throws SQLException {
+        requireClaimed(claim);
+        try (Connection connection = database.connection();
+             PreparedStatement insert = connection.prepareStatement("INSERT INTO inbox_dead_letter_history "
+                     + "(dead_letter_id, at, kind, actor, target_consumer, destination, record_partition, "
+                     + "record_offset) SELECT id, ?, 'redriven', ?, ?, ?, ?, ? FROM inbox_dead_letter WHERE id = ?")) {
+            setRedriveEntry(insert, 1, claim, operator, target, sent);
+            insert.setLong(7, claim.id());
+            if (insert.executeUpdate() == 1) {
+                DeadLetterHistory.trim(connection, claim.id());
+            }
+        }
+    }
+
+    /** Binds a re-drive entry's time (the claim's: when the operator asked), operator, target and record. */
+    private static void setRedriveEntry(PreparedStatement statement, int first, RedriveClaim claim, String operator,
+                                        String target, SentRecord sent) throws SQLException {
+        statement.setObject(first, claim.claimedAt());
+        statement.setString(first + 1, operator);
+        statement.setString(first + 2, target);
+        statement.setString(first + 3, sent == null ? null : sent.destination());
+        statement.setObject(first + 4, sent == null ? null : sent.partition(), java.sql.Types.INTEGER);
+        statement.setObject(first + 5, sent == null ? null : sent.offset(), java.sql.Types.BIGINT);
+    }
+
+    /**
+     * A dead letter's history, oldest first: each failed delivery into it, each re-drive (at the time it was asked
+     * for, its claim's) and each discard, the newest {@value #HISTORY_LIMIT} kept. Rows written before schema version 11 have no entries for what happened before.
      *
      * @param id the dead letter's id
      * @return its entries; empty when it has none, or there is no such row ({@link #find} tells)
@@ -357,7 +392,7 @@ public class InboxDeadLetters {
         try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement("SELECT at, kind, actor, attempts, error, "
                      + "target_consumer, destination, record_partition, record_offset FROM inbox_dead_letter_history "
-                     + "WHERE dead_letter_id = ? ORDER BY id")) {
+                     + "WHERE dead_letter_id = ? ORDER BY at, id")) {
             query.setLong(1, id);
             List<HistoryEntry> result = new ArrayList<>();
             try (ResultSet rs = query.executeQuery()) {

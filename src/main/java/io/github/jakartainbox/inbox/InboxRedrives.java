@@ -221,6 +221,7 @@ public class InboxRedrives {
                 sent = route.sender().send(checked.letter(), plan.payload, headers);
                 if (!deadLetters.markRedriven(claim, operator, checked.target(), sent)) {
                     release(claim);
+                    recordSent(claim, operator, checked.target(), sent); // it went out: the history says so
                     return new Outcome(Status.CHANGED, id, checked.letter(), checked.target(), null, null, claim, null,
                             sent, route);
                 }
@@ -399,6 +400,15 @@ public class InboxRedrives {
 
     private static Plan refused(Status status, long id, DeadLetter letter, String target, Route route) {
         return new Plan(new Outcome(status, id, letter, target, null, null, null, null, null, route), null);
+    }
+
+    /** The history entry of a record sent for a row that changed before its mark; best effort. */
+    private void recordSent(RedriveClaim claim, String operator, String target, SentRecord sent) {
+        try {
+            deadLetters.recordRedriveSent(claim, operator, target, sent);
+        } catch (SQLException | RuntimeException e) {
+            InboxLog.LOG.log(java.util.logging.Level.FINE, "a sent re-drive's history entry could not be written", e);
+        }
     }
 
     /** Gives the claim back; a failure to do so leaves it to expire after the lease. */

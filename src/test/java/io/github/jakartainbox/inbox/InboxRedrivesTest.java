@@ -106,6 +106,11 @@ class InboxRedrivesTest {
         }
 
         @Override
+        public void recordRedriveSent(RedriveClaim claim, String operator, String target, SentRecord sent) {
+            calls.add("history " + claim.id() + " sent to " + sent.destination());
+        }
+
+        @Override
         public boolean releaseRedrive(RedriveClaim claim) {
             calls.add("release " + claim.id());
             return true;
@@ -289,7 +294,8 @@ class InboxRedrivesTest {
         row(13, "billing", "e13");
         table.markSucceeds = false;
         assertEquals(Status.CHANGED, redrive(13, true).status());
-        assertEquals(List.of("claim 13 by alice", "mark 13 by alice", "release 13"), table.calls);
+        assertEquals(List.of("claim 13 by alice", "mark 13 by alice", "release 13",
+                "history 13 sent to orders.confirmed"), table.calls, "the record went out: its history says so");
     }
 
     @Test
