@@ -169,15 +169,44 @@ async function showDeadLetters() {
     cell(row, d.lastFailedAt);
     const pre = document.createElement('pre');
     pre.textContent = payload;
-    row.insertCell().appendChild(pre);
+    const payloadCell = row.insertCell();
+    payloadCell.appendChild(pre);
+    payloadCell.appendChild(historyToggle(d.id));
     const actions = row.insertCell();
-    actions.appendChild(button('Re-drive', 'redrive', () => act('POST', '/dead-letters/' + d.id + '/redrive', d)));
+    const redrive = button('Re-drive', 'redrive', () => act('POST', '/dead-letters/' + d.id + '/redrive', d));
+    redrive.title = 'Sends the event again, for ' + d.consumer + ' only: the topic\'s other consumers skip it';
+    actions.appendChild(redrive);
     actions.appendChild(document.createTextNode(' '));
     actions.appendChild(button('Discard', 'discard danger', () => act('DELETE', '/dead-letters/' + d.id, d,
       'Discard dead letter ' + d.id + ' of ' + d.consumer + '? This service then re-drives its event to '
         + d.consumer + ' no more (a producer\'s own resend of the event is still processed).')));
   });
   $('no-dead-letters').hidden = letters.length > 0;
+}
+
+// a row's history (deliveries, re-drives, discard), read when its toggle is opened
+function historyToggle(id) {
+  const details = document.createElement('details');
+  details.className = 'history';
+  const summary = document.createElement('summary');
+  summary.textContent = 'History';
+  const list = document.createElement('ol');
+  details.append(summary, list);
+  details.addEventListener('toggle', async () => {
+    if (!details.open) return;
+    const entries = await json('/dead-letters/' + id + '/history');
+    list.replaceChildren(...entries.map((h) => {
+      const item = document.createElement('li');
+      item.textContent = h.at + ' ' + h.kind
+        + (h.actor ? ' by ' + h.actor : '')
+        + (h.kind === 'failed' ? ' after ' + h.attempts + ' attempt(s): ' + (h.error || '') : '')
+        + (h.kind === 'redriven' ? ' to ' + h.destination + (h.partition != null ? '-' + h.partition + '@' + h.offset : '')
+          + ', for ' + (h.targetConsumer ? h.targetConsumer + ' only' : 'every consumer') : '');
+      return item;
+    }));
+    if (!entries.length) list.textContent = 'No entries (the row is older than its history).';
+  });
+  return details;
 }
 
 let shownGroups = '';      // as shownLetters: the group table is redrawn only when it changes

@@ -45,7 +45,7 @@ enum BillingMessage {
     BILLING0134W(Level.WARNING, "Mail status {1} of invoice {0} could not be recorded on the invoice ({2}); the dead letter still holds the reason."),
     BILLING0128E(Level.SEVERE, "invoice {0} of this database is for order {1}, but event {2} is for order {3} ({4}): the event comes from another database''s invoices (another service or a test publishing to the same topic); nothing is mailed. Give each database its own invoices.issued topic and mailer group."),
 
-    BILLING0201I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) re-driven by {3}."),
+    BILLING0201I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) re-driven by {3} to {4}, for {5}."),
     BILLING0202I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) discarded by {3}."),
     BILLING0203W(Level.WARNING, "Re-drive of dead letter {0} failed: the broker did not acknowledge ({1}); the row stays open. Try again once the broker is back."),
     BILLING0217W(Level.WARNING, "Re-drive of dead letter {0} through the outbox failed: its transaction did not commit ({1}); nothing is sent and the row stays open. Try again once the database answers."),
@@ -81,7 +81,8 @@ enum BillingMessage {
     BILLING0244E(Level.SEVERE, "Dead letter {0} was already {1} by {2}."),
     BILLING0245E(Level.SEVERE, "Dead letter {0} has no usable event id (none could be read from the delivery: its reason says why, e.g. a payload that is not UTF-8 JSON, or an id missing or malformed), so it would fail again; the producer must send a corrected event. Discard it."),
     BILLING0246E(Level.SEVERE, "Dead letter {0}: consumer {1} {2}, so a re-drive would be skipped as a duplicate. Discard it{3}."),
-    BILLING0247E(Level.SEVERE, "Dead letter {0}: a re-drive sends event {1} to every consumer of orders.confirmed, and consumer {2} would process it, although its dead letter {3} for this event was discarded by {4}. This service cannot re-drive an event to one consumer alone: discard this dead letter too, or have the producer send the event again if {2} should process it after all."),
+    BILLING0247E(Level.SEVERE, "Dead letter {0}: a re-drive with consumer=all sends event {1} to every consumer of orders.confirmed, and consumer {2} would process it, although its dead letter {3} for this event was discarded by {4}. Re-drive it without consumer=all, so that only its own consumer processes it; or have the producer send the event again if {2} should process it after all."),
+    BILLING0250E(Level.SEVERE, "Dead letter {0} belongs to consumer {1}, but the re-drive names consumer={2}. A re-drive reaches the dead letter''s own consumer (leave consumer out) or, with consumer=all, every consumer of its topic; to have {2} process the event, re-drive {2}''s own dead letter for it."),
     BILLING0248E(Level.SEVERE, "Dead letter {0} cannot be re-driven from this service: {1}."),
     BILLING0249E(Level.SEVERE, "Dead letter {0} {1} meanwhile: the event failed again, or someone resolved it. Look at the row before doing more."),
     BILLING0239E(Level.SEVERE, "Configuration key billing.api.allowed-origins holds ''{0}'', which is not an origin (scheme://host or scheme://host:port, e.g. https://ops.example.com, without a path); it is ignored, so requests from it are refused as cross-site.");

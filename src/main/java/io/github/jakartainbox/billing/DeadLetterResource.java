@@ -2,14 +2,12 @@ package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.InboxDeadLetters;
 import io.github.jakartainbox.inbox.InboxDeadLetters.DeadLetter;
+import io.github.jakartainbox.inbox.InboxRedrives;
 import io.github.jakartainbox.inbox.Utf8;
 import io.github.jakartainbox.outbox.Outbox;
-import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.transaction.Status;
-import jakarta.transaction.UserTransaction;
 import jakarta.ws.rs.ClientErrorException;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
@@ -40,19 +38,16 @@ import jakarta.ws.rs.core.HttpHeaders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
-import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.eclipse.microprofile.reactive.messaging.Channel;
-import org.eclipse.microprofile.reactive.messaging.Emitter;
 
 /**
  * Dead letters of the billing service's consumers, under {@code /billing/api/dead-letters}:
@@ -60,12 +55,14 @@ import org.eclipse.microprofile.reactive.messaging.Emitter;
  *   <li>{@code GET ?consumer=..&open=true&limit=100}: list them (role {@code billing-operator}: the reasons quote
  *       payload data);</li>
  *   <li>{@code GET /{id}/payload}: its stored payload, byte for byte (role {@code billing-operator});</li>
- *   <li>{@code POST /{id}/redrive}: send the payload, as it arrived, to {@code orders.confirmed} again and mark
- *       the row re-driven (role {@code billing-operator}). Every consumer group of the topic receives it again;
- *       the inbox lets each consumer process the event at most once. A dead letter of the JMS consumer
- *       {@code billing-jms} goes to its JMS queue {@code orders.confirmed} instead (a text message, with the event id
- *       also as property {@code event_id}; one of the mailer goes to {@code invoices.issued} through the outbox, in
- *       the transaction that marks the row);</li>
+ *   <li>{@code POST /{id}/redrive?consumer=}: send the payload, as it arrived, to {@code orders.confirmed} again
+ *       and mark the row re-driven (role {@code billing-operator}), by the library's rules ({@link InboxRedrives}).
+ *       The record is aimed at the dead letter's own consumer (header {@code inbox-redrive-consumer}): the topic's
+ *       other inbox consumers skip it; {@code consumer=all} lets every consumer have it, each deciding by its inbox.
+ *       A dead letter of the JMS consumer {@code billing-jms} goes to its JMS queue {@code orders.confirmed} instead
+ *       (a text message, with the event id also as property {@code event_id}); one of the mailer goes to
+ *       {@code invoices.issued} through the outbox, in the transaction that marks the row;</li>
+ *   <li>{@code GET /{id}/history}: its deliveries, re-drives and discard (role {@code billing-operator});</li>
  *   <li>{@code DELETE /{id}}: discard it, keeping the row for the record (role {@code billing-operator});</li>
  *   <li>{@code GET /groups}: open dead letters by consumer and failure (role {@code billing-reader});</li>
  *   <li>{@code POST /bulk}: re-drive or discard a group or a list of ids (role {@code billing-operator}).</li>
@@ -77,8 +74,10 @@ import org.eclipse.microprofile.reactive.messaging.Emitter;
 @RolesAllowed(Roles.OPERATOR)
 public class DeadLetterResource {
 
-    /** The consumers whose dead letters can be re-driven here: those reading orders.confirmed. */
-    private static final Set<String> CONSUMERS = Set.copyOf(ServiceConsumers.inboxNames(ServiceConsumers.ORDERS));
+    /** The consumers of the Kafka topic orders.confirmed: a re-drive there reaches them, or one of them if aimed. */
+    private static final List<String> KAFKA_CONSUMERS = ServiceConsumers.inboxNames(ServiceConsumers.ORDERS_KAFKA);
+    /** The {@code consumer} value of a re-drive that reaches every consumer of the topic. */
+    static final String EVERY_CONSUMER = "all";
     /** This resource's path, for answers. */
     private static final String PATH = "/billing/api/dead-letters/bulk";
     /** Every consumer of the service: a dead-letter list may be asked for any of them. */
@@ -92,9 +91,6 @@ public class DeadLetterResource {
     @Inject
     Outbox outbox;
 
-    @Resource
-    UserTransaction transaction;
-
     @Inject
     JmsOrders jmsOrders;
 
@@ -102,8 +98,10 @@ public class DeadLetterResource {
     InboxDeadLetters deadLetters;
 
     @Inject
-    @Channel("orders-redrive")
-    Emitter<byte[]> redrive;
+    InboxRedrives redrives;
+
+    @Inject
+    OrdersRedrive ordersRedrive;
 
     @Context
     SecurityContext caller;
@@ -163,26 +161,64 @@ public class DeadLetterResource {
 
     /**
      * Re-drives one dead letter, exclusively: the row is claimed in a transaction of its own before the send, so one
-     * record is sent however many operators press at once.
+     * record is sent however many operators press at once. The rules are the library's ({@link InboxRedrives}).
      *
-     * @param idText the dead letter's id, 1 to {@link Long#MAX_VALUE} (400 otherwise)
+     * @param idText   the dead letter's id, 1 to {@link Long#MAX_VALUE} (400 otherwise)
+     * @param consumer which consumers of the topic may process the re-sent record: left out or the dead letter's own
+     *                 consumer (the default), that consumer only: the topic's other consumers skip it, so an event
+     *                 that another consumer's operator discarded stays discarded there; {@code all}: every consumer,
+     *                 each deciding by its inbox. Another consumer's name is refused (400, {@code BILLING0250E}), any
+     *                 other value too (400, {@code BILLING0238E}). A dead letter of the JMS consumer or the mailer
+     *                 goes where only that consumer reads, so both values do the same there
      * @return 200 with the row after the broker acknowledged the send (a mailer's dead letter: after the commit that
      *         recorded it in the outbox and marked the row); 404 when there is no such row, 409 (the body starts with
      *         a message id) when another re-drive of it is under way ({@code BILLING0240E}), it is not open
      *         ({@code BILLING0244E}), has no usable event id ({@code BILLING0245E}), was processed by its consumer
-     *         already ({@code BILLING0246E}), would make another consumer of the topic process an event whose dead
-     *         letter was discarded there ({@code BILLING0247E}), has no stored payload or belongs to another
-     *         service's consumer ({@code BILLING0248E}), or changed while it was sent ({@code BILLING0249E}); 503 when
-     *         the broker did not acknowledge the send within 30 s ({@code BILLING0203W}), or a mailer's re-drive could
-     *         not commit (the row stays open and its claim is given back: try again)
-     * @throws SQLException when the database cannot be read or written (500)
+     *         already ({@code BILLING0246E}), would, with {@code consumer=all}, make another consumer of the topic
+     *         process an event whose dead letter was discarded there ({@code BILLING0247E}), has no stored payload,
+     *         a payload its destination cannot carry, or belongs to another service's consumer ({@code BILLING0248E}),
+     *         or changed while it was sent ({@code BILLING0249E}); 503 when the broker did not acknowledge the send
+     *         within 30 s ({@code BILLING0203W}), or a mailer's re-drive could not commit ({@code BILLING0217W}; the
+     *         row stays open and its claim is given back: try again)
+     * @throws SQLException when the database cannot be read or written (500, 503 while it is unavailable)
      */
     @POST
     @Path("/{id}/redrive")
-    public DeadLetter redrive(@PathParam("id") String idText) throws SQLException {
+    public DeadLetter redrive(@PathParam("id") String idText, @QueryParam("consumer") String consumer)
+            throws SQLException {
         long id = QueryParams.id("id", idText);
-        redriveOne(id);
+        boolean aimed = true;
+        if (consumer != null && !consumer.isEmpty()) {
+            List<String> allowed = new java.util.ArrayList<>(ALL_CONSUMERS);
+            allowed.add(EVERY_CONSUMER);
+            QueryParams.oneOf("consumer", consumer, allowed);
+            aimed = !consumer.equals(EVERY_CONSUMER);
+            if (aimed) {
+                DeadLetter letter = deadLetters.find(id).orElseThrow(() -> notFound(id));
+                if (!letter.consumer().equals(consumer)) {
+                    throw QueryParams.badRequest(BillingMessage.BILLING0250E.format(id, letter.consumer(), consumer));
+                }
+            }
+        }
+        redriveOne(id, aimed);
         return deadLetters.find(id).orElseThrow();
+    }
+
+    /**
+     * A dead letter's history: each failed delivery into it, each re-drive (who, when, aimed at which consumer, the
+     * record's topic, partition and offset when known) and each discard (who, when), oldest first; the newest
+     * {@value InboxDeadLetters#HISTORY_LIMIT} are kept. Operators only: a failure's reason may quote payload data.
+     *
+     * @param idText the dead letter's id, 1 to {@link Long#MAX_VALUE} (400, {@code BILLING0236E}, otherwise)
+     * @return 200 with the entries; 404 when there is no such row
+     * @throws SQLException when the database cannot be read (500, 503 while it is unavailable)
+     */
+    @GET
+    @Path("/{id}/history")
+    public List<InboxDeadLetters.HistoryEntry> history(@PathParam("id") String idText) throws SQLException {
+        long id = QueryParams.id("id", idText);
+        deadLetters.find(id).orElseThrow(() -> notFound(id));
+        return deadLetters.history(id);
     }
 
     /**
@@ -245,7 +281,7 @@ public class DeadLetterResource {
             }
             try {
                 if (action.equals("redrive")) {
-                    redriveOne(id);
+                    redriveOne(id, true); // each row aimed at its own consumer, as a single re-drive by default
                 } else {
                     discardOne(id);
                 }
@@ -348,161 +384,93 @@ public class DeadLetterResource {
                 : "HTTP " + e.getResponse().getStatus();
     }
 
-    /** One re-drive, or the exception that answers why not (409 with a message id, 404, 503). */
-    private void redriveOne(long id) throws SQLException {
-        DeadLetter letter = open(id);
-        boolean mailer = letter.consumer().equals(MAILER);
-        if (!mailer && !CONSUMERS.contains(letter.consumer())) {
-            throw conflict(BillingMessage.BILLING0248E.format(id, "it belongs to consumer " + letter.consumer()
-                    + ", which this service does not run; re-drive it from that service"));
+    /**
+     * Where each consumer's dead letters go again: Kafka consumers of orders.confirmed to that topic (aimed by header
+     * at one of them unless {@code consumer=all}); the JMS consumer to its queue, which only it reads; the mailer to
+     * invoices.issued through the outbox, in the transaction that marks the row.
+     */
+    private Optional<InboxRedrives.Route> route(String consumer) {
+        if (KAFKA_CONSUMERS.contains(consumer)) {
+            return Optional.of(new InboxRedrives.Route(ordersRedrive.topic(), Set.copyOf(KAFKA_CONSUMERS), false, false,
+                    (letter, payload, headers) -> ordersRedrive.send(payload, headers)));
         }
-        if (letter.eventId() == null) {
-            throw conflict(BillingMessage.BILLING0245E.format(id));
+        if (consumer.equals(JMS_CONSUMER)) {
+            // one consumer reads the queue: nothing to aim; a send outside a transaction is committed when it returns
+            return Optional.of(new InboxRedrives.Route(jmsOrders.queueName(), Set.of(JMS_CONSUMER), true, false,
+                    (letter, payload, headers) -> {
+                        jmsOrders.send(new String(payload, StandardCharsets.UTF_8), letter.eventId());
+                        return new InboxDeadLetters.SentRecord(jmsOrders.queueName(), null, null);
+                    }));
         }
-        var processed = deadLetters.processedAt(letter.consumer(), letter.eventId());
-        if (processed.isPresent() && processed.get().isAfter(letter.firstFailedAt())) {
-            throw conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(), "processed event "
-                    + letter.eventId() + " at " + processed.get() + ", after this delivery first failed at "
-                    + letter.firstFailedAt() + " (a later delivery of the same event id succeeded, e.g. the "
-                    + "producer's corrected send)", ": nothing is left to do"));
+        if (consumer.equals(MAILER)) {
+            // the mailer is the only consumer of invoices.issued and reads the event id from the payload, so the
+            // record is the same event again; the relay sends it after the commit (at least once)
+            String topic = InvoiceIssued.topic();
+            return Optional.of(new InboxRedrives.Route(topic, Set.of(MAILER), true, true,
+                    (letter, payload, headers) -> {
+                        String text = new String(payload, StandardCharsets.UTF_8);
+                        outbox.record(topic, null, eventId -> text, headers);
+                        return new InboxDeadLetters.SentRecord(topic, null, null);
+                    }));
         }
-        if (processed.isPresent()) {
-            throw conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(), "had already processed event "
-                    + letter.eventId() + " at " + processed.get() + " when this other payload arrived under the same "
-                    + "event id", "; if this payload is a change the service must apply, the producer must send it "
-                    + "as a new event with a new event id"));
-        }
-        if (!letter.consumer().equals(JMS_CONSUMER) && !mailer) {
-            refuseWhereADiscardWouldBeUndone(letter);
-        }
-        byte[] payload = deadLetters.payload(id).orElseThrow(() -> conflict(BillingMessage.BILLING0248E.format(id,
-                "it has no stored payload (it could not be stored when the event failed); discard it")));
-        String text = Utf8.decode(payload);
-        if (mailer && (text == null || text.indexOf('\0') >= 0)) {
-            throw conflict(BillingMessage.BILLING0248E.format(id, "consumer " + letter.consumer() + " has a payload "
-                    + "that is not UTF-8 JSON text, which invoices.issued records are; it would only fail again. "
-                    + "Discard it"));
-        }
-        InboxDeadLetters.RedriveClaim claim = claim(id);
-        if (mailer) {
-            redriveThroughOutbox(letter, text, claim);
-            BillingMessage.BILLING0201I.log(id, letter.consumer(), letter.eventId(), user());
-            return;
-        }
-        boolean sent = false;
-        try {
-            if (letter.consumer().equals(JMS_CONSUMER)) {
-                // the JMS consumer's own queue; a send outside a transaction is committed when it returns
-                jmsOrders.send(new String(payload, java.nio.charset.StandardCharsets.UTF_8), letter.eventId());
-            } else {
-                redrive.send(payload).toCompletableFuture().get(30, TimeUnit.SECONDS);
-            }
-            sent = true;
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            BillingMessage.BILLING0203W.log(id, e);
-            throw new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)
-                    .entity(Map.of("error", BillingMessage.BILLING0203W.format(id, e.getClass().getSimpleName())))
-                    .type(MediaType.APPLICATION_JSON).build());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new WebApplicationException(e, Response.Status.SERVICE_UNAVAILABLE);
-        } finally {
-            if (!sent) {
-                release(claim); // the row stays open, and the next re-drive may claim it at once
-            }
-        }
-        if (!deadLetters.markRedriven(claim, user())) {
-            release(claim);
-            throw conflict(BillingMessage.BILLING0249E.format(id, "was sent again, but the row changed"));
-        }
-        BillingMessage.BILLING0201I.log(id, letter.consumer(), letter.eventId(), user());
-    }
-
-    /** The row's re-drive claim, committed before anything is sent; or the 409/404 saying why there is none. */
-    private InboxDeadLetters.RedriveClaim claim(long id) throws SQLException {
-        InboxDeadLetters.RedriveClaim claim = deadLetters.claimRedrive(id, user());
-        switch (claim.status()) {
-            case CLAIMED:
-                return claim;
-            case TAKEN:
-                throw conflict(BillingMessage.BILLING0240E.format(id, claim.claimedBy(), claim.claimedAt(),
-                        claim.expiresAt()));
-            case NOT_OPEN:
-                open(id); // BILLING0244E naming who resolved it
-                throw conflict(BillingMessage.BILLING0249E.format(id, "was resolved"));
-            default:
-                throw notFound(id);
-        }
-    }
-
-    /** Gives the claim back; a failure to do so leaves it to expire after the lease. */
-    private void release(InboxDeadLetters.RedriveClaim claim) {
-        try {
-            deadLetters.releaseRedrive(claim);
-        } catch (SQLException | RuntimeException e) {
-            // the claim expires after inbox.dead-letter.redrive-lease
-        }
+        return Optional.empty();
     }
 
     /**
-     * The mailer's dead letter: its {@code invoices.issued} payload is recorded in the outbox and the row marked
-     * re-driven in one transaction, after the row was claimed, so the relay sends it after the commit (at least once,
-     * as every {@code invoices.issued} record). The mailer is the only consumer of the topic in this service, and
-     * reads the event id from the payload, so the record is the same event again.
+     * One re-drive through the library's rules, or the exception that answers why not (409 with a message id, 404,
+     * 503).
+     *
+     * @param aimed whether only the dead letter's own consumer may process the record
      */
-    private void redriveThroughOutbox(DeadLetter letter, String text, InboxDeadLetters.RedriveClaim claim)
-            throws SQLException {
-        boolean done = false;
-        try {
-            transaction.begin();
-            outbox.record(InvoiceIssued.topic(), null, eventId -> text);
-            if (!deadLetters.markRedriven(claim, user())) {
-                throw conflict(BillingMessage.BILLING0249E.format(letter.id(), "changed while it was re-driven "
-                        + "(nothing was sent)"));
+    private void redriveOne(long id, boolean aimed) throws SQLException {
+        InboxRedrives.Outcome outcome = redrives.redrive(id, this::route, aimed, user());
+        DeadLetter letter = outcome.letter();
+        switch (outcome.status()) {
+            case REDRIVEN -> {
+                BillingMessage.BILLING0201I.log(id, letter.consumer(), letter.eventId(), user(),
+                        outcome.route().destination(), outcome.target() == null ? "every consumer"
+                                : "consumer " + outcome.target() + " only");
+                return;
             }
-            transaction.commit();
-            done = true;
-        } catch (SQLException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            // begin or commit refused (a RollbackException when the outbox row could not be written: OUTBOX0006E)
-            BillingMessage.BILLING0217W.log(letter.id(), e);
-            throw new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)
-                    .entity(Map.of("error", BillingMessage.BILLING0217W.format(letter.id(),
-                            e.getClass().getSimpleName()))).type(MediaType.APPLICATION_JSON).build());
-        } finally {
-            if (!done) {
-                rollback();
-                release(claim);
+            case NOT_FOUND -> throw notFound(id);
+            case NOT_OPEN -> throw conflict(BillingMessage.BILLING0244E.format(id, letter.redrivenAt() != null
+                    ? "re-driven" : "discarded", letter.resolvedBy()));
+            case UNKNOWN_CONSUMER -> throw conflict(BillingMessage.BILLING0248E.format(id, "it belongs to consumer "
+                    + letter.consumer() + ", which this service does not run; re-drive it from that service"));
+            case NO_EVENT_ID -> throw conflict(BillingMessage.BILLING0245E.format(id));
+            case PROCESSED_SINCE -> throw conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(),
+                    "processed event " + letter.eventId() + " at " + outcome.processedAt() + ", after this delivery "
+                            + "first failed at " + letter.firstFailedAt() + " (a later delivery of the same event id "
+                            + "succeeded, e.g. the producer's corrected send)", ": nothing is left to do"));
+            case PROCESSED_BEFORE -> throw conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(),
+                    "had already processed event " + letter.eventId() + " at " + outcome.processedAt() + " when this "
+                            + "other payload arrived under the same event id", "; if this payload is a change the "
+                            + "service must apply, the producer must send it as a new event with a new event id"));
+            case DISCARDED_ELSEWHERE -> throw conflict(BillingMessage.BILLING0247E.format(id, letter.eventId(),
+                    outcome.otherDiscarded().consumer(), outcome.otherDiscarded().id(),
+                    outcome.otherDiscarded().resolvedBy()));
+            case NO_PAYLOAD -> throw conflict(BillingMessage.BILLING0248E.format(id,
+                    "it has no stored payload (it could not be stored when the event failed); discard it"));
+            case NOT_TEXT -> throw conflict(BillingMessage.BILLING0248E.format(id, "consumer " + letter.consumer()
+                    + " has a payload that is not UTF-8 JSON text, which " + outcome.route().destination()
+                    + (letter.consumer().equals(MAILER) ? " records are" : " messages carry")
+                    + "; it would only fail again. Discard it"));
+            case TAKEN -> throw conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
+                    outcome.claim().claimedAt(), outcome.claim().expiresAt()));
+            case CHANGED -> throw conflict(BillingMessage.BILLING0249E.format(id, outcome.route().transactional()
+                    ? "changed while it was re-driven (nothing was sent)" : "was sent again, but the row changed"));
+            case SEND_FAILED -> {
+                Throwable failure = outcome.failure();
+                BillingMessage message = outcome.route().transactional() ? BillingMessage.BILLING0217W
+                        : BillingMessage.BILLING0203W;
+                Throwable cause = failure instanceof ExecutionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                message.log(id, Printable.of(String.valueOf(cause), 300));
+                throw new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)
+                        .entity(Map.of("error", message.format(id, cause.getClass().getSimpleName())))
+                        .type(MediaType.APPLICATION_JSON).build());
             }
-        }
-    }
-
-    private void rollback() {
-        try {
-            if (transaction.getStatus() != Status.STATUS_NO_TRANSACTION) {
-                transaction.rollback();
-            }
-        } catch (Exception e) {
-            // nothing more to do: the transaction ends with its timeout at the latest
-        }
-    }
-
-    /**
-     * A re-drive goes to orders.confirmed, which every consumer of the topic reads: a consumer whose dead letter for
-     * the same event was discarded, and which has not processed the event, would process it now, undoing the
-     * operator's discard (a new-user trial saw an invoice made that way).
-     */
-    private void refuseWhereADiscardWouldBeUndone(DeadLetter letter) throws SQLException {
-        for (String other : CONSUMERS) {
-            if (other.equals(letter.consumer()) || deadLetters.processedAt(other, letter.eventId()).isPresent()) {
-                continue;
-            }
-            var discarded = deadLetters.discarded(other, letter.eventId());
-            if (discarded.isPresent()) {
-                throw conflict(BillingMessage.BILLING0247E.format(letter.id(), letter.eventId(), other,
-                        discarded.get().id(), discarded.get().resolvedBy()));
-            }
+            default -> throw new IllegalStateException("unknown re-drive status " + outcome.status());
         }
     }
 
@@ -520,27 +488,19 @@ public class DeadLetterResource {
         return deadLetters.find(id).orElseThrow();
     }
 
+    /** One discard through the library, or the exception that answers why not (409 with a message id, 404). */
     private void discardOne(long id) throws SQLException {
-        DeadLetter letter = open(id);
-        if (!deadLetters.discard(id, user())) {
-            DeadLetter now = open(id); // BILLING0244E when resolved meanwhile
-            if (now.redriveClaimedAt() != null) {
-                OffsetDateTime expires = now.redriveClaimedAt().plus(deadLetters.redriveLease());
-                throw conflict(BillingMessage.BILLING0240E.format(id, now.redriveClaimedBy(), now.redriveClaimedAt(),
-                        expires));
-            }
-            throw conflict(BillingMessage.BILLING0249E.format(id, "changed"));
+        InboxRedrives.Outcome outcome = redrives.discard(id, user());
+        DeadLetter letter = outcome.letter();
+        switch (outcome.status()) {
+            case DISCARDED -> BillingMessage.BILLING0202I.log(id, letter.consumer(), letter.eventId(), user());
+            case NOT_FOUND -> throw notFound(id);
+            case NOT_OPEN -> throw conflict(BillingMessage.BILLING0244E.format(id, letter.redrivenAt() != null
+                    ? "re-driven" : "discarded", letter.resolvedBy()));
+            case TAKEN -> throw conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
+                    outcome.claim().claimedAt(), outcome.claim().expiresAt()));
+            default -> throw conflict(BillingMessage.BILLING0249E.format(id, "changed"));
         }
-        BillingMessage.BILLING0202I.log(id, letter.consumer(), letter.eventId(), user());
-    }
-
-    private DeadLetter open(long id) throws SQLException {
-        DeadLetter letter = deadLetters.find(id).orElseThrow(() -> notFound(id));
-        if (!letter.open()) {
-            throw conflict(BillingMessage.BILLING0244E.format(id, letter.redrivenAt() != null ? "re-driven"
-                    : "discarded", letter.resolvedBy()));
-        }
-        return letter;
     }
 
     private static NotFoundException notFound(long id) {

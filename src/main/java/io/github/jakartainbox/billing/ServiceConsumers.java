@@ -11,6 +11,8 @@ final class ServiceConsumers {
 
     /** As annotated: the consumers that read {@code orders.confirmed} (Kafka) or the JMS queue of the same name. */
     static final List<String> ORDERS = List.of("billing", "analytics", "billing-jms");
+    /** As annotated: the consumers of the Kafka topic {@code orders.confirmed} (a re-drive there reaches them). */
+    static final List<String> ORDERS_KAFKA = List.of("billing", "analytics");
     /** As annotated: every consumer, those of {@link #ORDERS} and the mailer, which reads {@code invoices.issued}. */
     static final List<String> ALL = List.of("billing", "analytics", "billing-jms", "mailer");
     /** As annotated: the consumer fed by the JMS queue {@code orders.confirmed}. */

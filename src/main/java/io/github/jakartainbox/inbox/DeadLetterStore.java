@@ -4,12 +4,13 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 
 /**
- * Records deliveries that could not be processed in table {@code inbox_dead_letter}, in the caller's
- * (new) transaction. A failed event is not in {@code inbox}, so re-sending it later processes it.
+ * Records deliveries that could not be processed in table {@code inbox_dead_letter}, each with an entry in
+ * {@code inbox_dead_letter_history}, in the caller's (new) transaction. A failed event is not in {@code inbox}, so re-sending it later processes it.
  */
 @ApplicationScoped
 class DeadLetterStore {
@@ -80,8 +81,8 @@ class DeadLetterStore {
     void record(String consumer, String eventId, String payload, byte[] bytes, String error, int attempts,
                 byte[] sha256) throws SQLException {
         try (Connection connection = database.connection();
-             PreparedStatement insert = connection.prepareStatement(eventId == null ? RECORD_WITHOUT_ID_SQL
-                     : RECORD_SQL)) {
+             PreparedStatement insert = connection.prepareStatement(withHistory(eventId == null
+                     ? RECORD_WITHOUT_ID_SQL : RECORD_SQL))) {
             insert.setString(1, consumer);
             if (eventId == null) {
                 insert.setNull(2, Types.VARCHAR);
@@ -93,7 +94,23 @@ class DeadLetterStore {
             insert.setString(5, Failures.storable(error.length() > MAX_ERROR_CHARS ? error.substring(0, MAX_ERROR_CHARS) : error));
             insert.setInt(6, attempts);
             insert.setBytes(7, sha256 == null ? NO_PAYLOAD : sha256);
-            insert.executeUpdate();
+            insert.setInt(8, attempts);
+            insert.setString(9, Failures.storable(DeadLetterHistory.shortError(error)));
+            try (ResultSet rs = insert.executeQuery()) {
+                if (rs.next()) {
+                    DeadLetterHistory.trim(connection, rs.getLong(1));
+                }
+            }
         }
+    }
+
+    /**
+     * @param record the row's upsert
+     * @return it, with the delivery's entry in {@code inbox_dead_letter_history} (schema version 11) added by the same
+     *         statement; answers the dead letter's id
+     */
+    static String withHistory(String record) {
+        return "WITH written AS (" + record + " RETURNING d.id) INSERT INTO inbox_dead_letter_history "
+                + "(dead_letter_id, kind, attempts, error) SELECT id, 'failed', ?, ? FROM written RETURNING dead_letter_id";
     }
 }

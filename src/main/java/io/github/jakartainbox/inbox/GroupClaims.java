@@ -51,6 +51,10 @@ final class GroupClaims implements DeliveryGroup.Claims {
         List<InboxClaim.Claim> claims = new ArrayList<>(messages.size());
         List<Delivery> predicted = new ArrayList<>(messages.size());
         for (Message<?> message : messages) {
+            if (InboxRedrives.aimedAt(message) != null) {
+                // a re-drive aimed at one consumer: the others must not claim it, so the group claims one by one
+                return null;
+            }
             Delivery delivery = Delivery.predicted(method, message);
             predicted.add(delivery);
             try {

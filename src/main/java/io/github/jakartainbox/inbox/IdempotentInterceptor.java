@@ -11,6 +11,7 @@ import java.lang.reflect.Method;
 import java.time.LocalDate;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
  * Claims each delivery in the inbox and runs the idempotent method only for a new event, in one JTA
@@ -70,6 +71,23 @@ public class IdempotentInterceptor {
             return jms.deliver(context, consumer, delivery, span);
         }
         DeliveryGroup group = DeliveryGroup.current();
+        Message<?> carrier = InboxRedrives.carrier(delivery);
+        String aim = InboxRedrives.aimedAt(carrier);
+        if (aim != null && !aim.equals(consumer.name())) {
+            // a re-drive for another consumer of the topic: no claim, no effect, acknowledged (in a group: settled,
+            // and its offset moves with the group's commit)
+            statistics.redriveForOtherSkipped(consumer.name());
+            InboxLog.log(InboxMessage.INBOX0104I, consumer.name(), String.valueOf(carrier),
+                    String.valueOf(InboxRedrives.deadLetterOf(carrier)), aim);
+            span.outcome(DeliveryOutcome.AIMED_ELSEWHERE, null);
+            if (group != null && transactions.isActive()) {
+                group.duplicate();
+            } else if (transactions.active()) {
+                // the caller's transaction: acknowledged as a skipped duplicate is there, by its owner
+                return CompletionStage.class.isAssignableFrom(context.getMethod().getReturnType()) ? DONE : null;
+            }
+            return acknowledged(context.getMethod(), delivery);
+        }
         if (group != null && transactions.isActive()) {
             return inGroup(group, context, consumer, delivery, span);
         }

@@ -16,7 +16,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /**
  * The operator's view of table {@code inbox_dead_letter}: list the deliveries that could not be processed, grouped
  * by consumer and failure or one by one, re-drive one exclusively ({@link #claimRedrive}, the application's send,
- * then {@link #markRedriven(RedriveClaim, String)} or {@link #releaseRedrive}), or discard one. Every statement
+ * then {@link #markRedriven(RedriveClaim, String)} or {@link #releaseRedrive}; {@link InboxRedrives} does all of it
+ * with the refusal rules), discard one, or read one's {@link #history}. Every statement
  * takes its values as bind parameters. A call joins the caller's JTA transaction when there is one, and otherwise
  * commits on its own ({@link #claimRedrive} refuses a transaction: its claim must commit before the send).
  * Protect the callers: the example allows listing to role {@code billing-reader} and changes to
@@ -30,6 +31,22 @@ public class InboxDeadLetters {
 
     /** The most ids {@link #openIds} returns, and the most rows one bulk call of the example acts on. */
     public static final int MAX_BULK = 1000;
+
+    /**
+     * The most history entries kept per dead letter ({@link #history}): the newest; an older one is deleted when a
+     * new one is added. The row's own counters ({@code deliveries}, {@code firstFailedAt}) still cover its whole life.
+     */
+    public static final int HISTORY_LIMIT = 50;
+
+    /**
+     * The Kafka record header of a re-sent record that names the one consumer (its inbox
+     * name) that may process it: the inbox makes every other {@code @Idempotent} consumer of the topic acknowledge the
+     * record and skip it without effect ({@code INBOX0104I}). Absent: every consumer may process it.
+     */
+    public static final String REDRIVE_CONSUMER_HEADER = "inbox-redrive-consumer";
+
+    /** The Kafka record header of a re-sent record that names the dead letter's id. */
+    public static final String REDRIVE_DEAD_LETTER_HEADER = "inbox-redrive-dead-letter";
 
     private static final String COLUMNS = "id, consumer, event_id, error, attempts, first_failed_at, last_failed_at, "
             + "redriven_at, discarded_at, resolved_by, coalesce(octet_length(payload), octet_length(payload_bytes), 0), "
@@ -119,6 +136,34 @@ public class InboxDeadLetters {
         public boolean open() {
             return redrivenAt == null && discardedAt == null;
         }
+    }
+
+    /**
+     * Where a re-driven record went, as its send reported it.
+     *
+     * @param destination the topic or queue it was sent to, {@code null} when not known
+     * @param partition   its Kafka partition, {@code null} when not known (a JMS queue, an outbox not sent yet)
+     * @param offset      its Kafka offset, {@code null} when not known
+     */
+    public record SentRecord(String destination, Integer partition, Long offset) {
+    }
+
+    /**
+     * One entry of a dead letter's history.
+     *
+     * @param at             when it happened
+     * @param kind           {@code failed} (a delivery failed into the row), {@code redriven} or {@code discarded}
+     * @param actor          who re-drove or discarded it (the operator's principal); {@code null} for {@code failed}
+     * @param attempts       {@code failed}: the processing attempts of that delivery; else {@code null}
+     * @param error          {@code failed}: its reason, cut to 500 characters; else {@code null}
+     * @param targetConsumer {@code redriven}: the one consumer the record was aimed at, {@code null} when every
+     *                       consumer of the destination could process it
+     * @param destination    {@code redriven}: the topic or queue it was sent to
+     * @param partition      {@code redriven}: the record's Kafka partition, when known
+     * @param offset         {@code redriven}: the record's Kafka offset, when known
+     */
+    public record HistoryEntry(OffsetDateTime at, String kind, String actor, Integer attempts, String error,
+                               String targetConsumer, String destination, Integer partition, Long offset) {
     }
 
     @Inject
@@ -258,16 +303,106 @@ public class InboxDeadLetters {
      * @throws SQLException when the database cannot be written
      */
     public boolean markRedriven(RedriveClaim claim, String operator) throws SQLException {
+        return markRedriven(claim, operator, null, null);
+    }
+
+    /**
+     * As {@link #markRedriven(RedriveClaim, String)}, with the history entry ({@link #history}) saying where the record
+     * went and which consumer it was aimed at. The row and its entry are written by one statement.
+     *
+     * @param claim    a {@link ClaimStatus#CLAIMED} claim of {@link #claimRedrive}
+     * @param operator who did it, stored in {@code resolved_by} and the entry
+     * @param target   the one consumer the record was aimed at ({@link #REDRIVE_CONSUMER_HEADER}), {@code null} when
+     *                 every consumer of the destination may process it
+     * @param sent     where the record went, {@code null} when not known
+     * @return {@code false} when the row changed since the claim: the row is left as it is, and no entry is added
+     * @throws IllegalArgumentException when the claim is not {@link ClaimStatus#CLAIMED}
+     * @throws SQLException when the database cannot be written
+     */
+    public boolean markRedriven(RedriveClaim claim, String operator, String target, SentRecord sent)
+            throws SQLException {
         requireClaimed(claim);
         try (Connection connection = database.connection();
-             PreparedStatement update = connection.prepareStatement("UPDATE inbox_dead_letter SET redriven_at = now(), "
-                     + "resolved_by = ?, redrive_claimed_at = NULL, redrive_claimed_by = NULL WHERE id = ? AND " + OPEN
-                     + " AND redrive_claimed_at = ? AND last_failed_at = ?")) {
+             PreparedStatement update = connection.prepareStatement("WITH marked AS (UPDATE inbox_dead_letter SET "
+                     + "redriven_at = now(), resolved_by = ?, redrive_claimed_at = NULL, redrive_claimed_by = NULL "
+                     + "WHERE id = ? AND " + OPEN + " AND redrive_claimed_at = ? AND last_failed_at = ? RETURNING id) "
+                     + "INSERT INTO inbox_dead_letter_history (dead_letter_id, at, kind, actor, target_consumer, "
+                     + "destination, record_partition, record_offset) SELECT id, ?, 'redriven', ?, ?, ?, ?, ? "
+                     + "FROM marked")) {
             update.setString(1, operator);
             update.setLong(2, claim.id());
             update.setObject(3, claim.claimedAt());
             update.setObject(4, claim.lastFailedAt());
-            return update.executeUpdate() == 1;
+            setRedriveEntry(update, 5, claim, operator, target, sent);
+            if (update.executeUpdate() != 1) {
+                return false;
+            }
+            DeadLetterHistory.trim(connection, claim.id());
+            return true;
+        }
+    }
+
+    /**
+     * Adds a re-drive's history entry without changing the row: for a record that was sent although the row changed
+     * before {@link #markRedriven(RedriveClaim, String, String, SentRecord)} (its event failed again at once), so that
+     * the history still shows the re-drive, before that failure.
+     *
+     * @param claim    the {@link ClaimStatus#CLAIMED} claim the record was sent under; its time is the entry's
+     * @param operator who re-drove it
+     * @param target   the one consumer the record was aimed at, {@code null} for every consumer
+     * @param sent     where the record went, {@code null} when not known
+     * @throws IllegalArgumentException when the claim is not {@link ClaimStatus#CLAIMED}
+     * @throws SQLException when the database cannot be written
+     */
+    public void recordRedriveSent(RedriveClaim claim, String operator, String target, SentRecord sent)
+            throws SQLException {
+        requireClaimed(claim);
+        try (Connection connection = database.connection();
+             PreparedStatement insert = connection.prepareStatement("INSERT INTO inbox_dead_letter_history "
+                     + "(dead_letter_id, at, kind, actor, target_consumer, destination, record_partition, "
+                     + "record_offset) SELECT id, ?, 'redriven', ?, ?, ?, ?, ? FROM inbox_dead_letter WHERE id = ?")) {
+            setRedriveEntry(insert, 1, claim, operator, target, sent);
+            insert.setLong(7, claim.id());
+            if (insert.executeUpdate() == 1) {
+                DeadLetterHistory.trim(connection, claim.id());
+            }
+        }
+    }
+
+    /** Binds a re-drive entry's time (the claim's: when the operator asked), operator, target and record. */
+    private static void setRedriveEntry(PreparedStatement statement, int first, RedriveClaim claim, String operator,
+                                        String target, SentRecord sent) throws SQLException {
+        statement.setObject(first, claim.claimedAt());
+        statement.setString(first + 1, operator);
+        statement.setString(first + 2, target);
+        statement.setString(first + 3, sent == null ? null : sent.destination());
+        statement.setObject(first + 4, sent == null ? null : sent.partition(), java.sql.Types.INTEGER);
+        statement.setObject(first + 5, sent == null ? null : sent.offset(), java.sql.Types.BIGINT);
+    }
+
+    /**
+     * A dead letter's history, oldest first: each failed delivery into it, each re-drive (at the time it was asked
+     * for, its claim's) and each discard, the newest {@value #HISTORY_LIMIT} kept. Rows written before schema version 11 have no entries for what happened before.
+     *
+     * @param id the dead letter's id
+     * @return its entries; empty when it has none, or there is no such row ({@link #find} tells)
+     * @throws SQLException when the database cannot be read
+     */
+    public List<HistoryEntry> history(long id) throws SQLException {
+        try (Connection connection = database.connection();
+             PreparedStatement query = connection.prepareStatement("SELECT at, kind, actor, attempts, error, "
+                     + "target_consumer, destination, record_partition, record_offset FROM inbox_dead_letter_history "
+                     + "WHERE dead_letter_id = ? ORDER BY at, id")) {
+            query.setLong(1, id);
+            List<HistoryEntry> result = new ArrayList<>();
+            try (ResultSet rs = query.executeQuery()) {
+                while (rs.next()) {
+                    result.add(new HistoryEntry(rs.getObject(1, OffsetDateTime.class), rs.getString(2),
+                            rs.getString(3), (Integer) rs.getObject(4), rs.getString(5), rs.getString(6),
+                            rs.getString(7), (Integer) rs.getObject(8), (Long) rs.getObject(9)));
+                }
+            }
+            return result;
         }
     }
 
@@ -410,8 +545,9 @@ public class InboxDeadLetters {
     }
 
     /**
-     * Records that an operator decided the event needs no processing. The row is kept for the record. A row whose
-     * re-drive is under way (a live claim) is not discarded: its record may be on its way already.
+     * Records that an operator decided the event needs no processing, with a history entry naming the operator. The
+     * row is kept for the record. A row whose re-drive is under way (a live claim) is not discarded: its record may be
+     * on its way already.
      *
      * @param id       the dead letter's id
      * @param operator who did it (the caller's principal), stored in {@code resolved_by}
@@ -421,13 +557,20 @@ public class InboxDeadLetters {
      */
     public boolean discard(long id, String operator) throws SQLException {
         try (Connection connection = database.connection();
-             PreparedStatement update = connection.prepareStatement("UPDATE inbox_dead_letter SET discarded_at = now(), "
-                     + "resolved_by = ?, redrive_claimed_at = NULL, redrive_claimed_by = NULL WHERE id = ? AND " + OPEN
-                     + " AND (redrive_claimed_at IS NULL OR redrive_claimed_at < now() - ? * interval '1 millisecond')")) {
+             PreparedStatement update = connection.prepareStatement("WITH discarded AS (UPDATE inbox_dead_letter SET "
+                     + "discarded_at = now(), resolved_by = ?, redrive_claimed_at = NULL, redrive_claimed_by = NULL "
+                     + "WHERE id = ? AND " + OPEN + " AND (redrive_claimed_at IS NULL OR redrive_claimed_at < now() - ? "
+                     + "* interval '1 millisecond') RETURNING id) INSERT INTO inbox_dead_letter_history "
+                     + "(dead_letter_id, kind, actor) SELECT id, 'discarded', ? FROM discarded")) {
             update.setString(1, operator);
             update.setLong(2, id);
             update.setLong(3, redriveLease().toMillis());
-            return update.executeUpdate() == 1;
+            update.setString(4, operator);
+            if (update.executeUpdate() != 1) {
+                return false;
+            }
+            DeadLetterHistory.trim(connection, id);
+            return true;
         }
     }
 

@@ -391,10 +391,13 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             }
         }
         demand.accumulateAndGet(1, (a, b) -> a == Long.MAX_VALUE ? a : a - b);
+        KafkaRecordMessage.DELIVERING.set(message); // the record, for a method that takes only the payload
         try {
             subscriber.onNext(message.message());
         } catch (RuntimeException e) {
             message.settled().complete(e);
+        } finally {
+            KafkaRecordMessage.DELIVERING.remove();
         }
         return true;
     }

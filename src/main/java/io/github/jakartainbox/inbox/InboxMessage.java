@@ -34,6 +34,8 @@ enum InboxMessage {
     INBOX0102E(Level.SEVERE, "Consumer {0}: event {1} arrived again with a different payload than the one processed; it is skipped and dead-lettered with the details."),
     INBOX0103E(Level.SEVERE, "Event id {0} was already processed by consumer {1} with a different payload (its SHA-256 differs from the one stored in table inbox): the producer reused the event id, or changed the event''s bytes on a retry. This payload was NOT processed. Fix the producer; if its retries re-serialize events, set inbox.consumer.{1}.fingerprint=none."),
 
+    INBOX0104I(Level.FINE, "Consumer {0}: skipped {1}, re-driven from dead letter {2} for consumer {3} only; acknowledged without effect."),
+
     INBOX0201W(Level.WARNING, "Consumer {0}, event {1}: attempt {2} of {3} failed (rolled back, or a commit of unknown outcome: the inbox row makes the retry safe either way); retrying in {4} ms. Cause: {5}"),
     INBOX0202E(Level.SEVERE, "Consumer {0}, event {1}: dead-lettered after {2} attempt(s); the message is acknowledged and the channel goes on. Re-drive it once the cause is fixed (InboxDeadLetters, table inbox_dead_letter), or discard it when the reason is INBOX0103E (a payload under an event id already processed: a re-drive would be skipped). Reason: {3}"),
     INBOX0203E(Level.SEVERE, "Consumer {0}, event {1}: could not record the dead letter ({2}); the message is kept unacknowledged and recording is retried in {3} ms."),

@@ -61,6 +61,7 @@ public class InboxStatistics {
 
     private final Map<String, LongAdder> duplicates = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> redrivesForOthers = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> transientWaits = new ConcurrentHashMap<>();
 
     @Inject
@@ -70,6 +71,19 @@ public class InboxStatistics {
 
     void duplicateSkipped(String consumer) {
         duplicates.computeIfAbsent(consumer, c -> new LongAdder()).increment();
+    }
+
+    void redriveForOtherSkipped(String consumer) {
+        redrivesForOthers.computeIfAbsent(consumer, c -> new LongAdder()).increment();
+    }
+
+    /**
+     * @param consumer a consumer's inbox name
+     * @return re-driven records aimed at another consumer that it skipped since the application started
+     *         ({@code INBOX0104I})
+     */
+    public long redrivesForOthersSkipped(String consumer) {
+        return sum(redrivesForOthers, consumer);
     }
 
     void retried(String consumer) {

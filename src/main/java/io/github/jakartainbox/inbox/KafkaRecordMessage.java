@@ -22,6 +22,12 @@ final class KafkaRecordMessage implements InvocationHandler {
 
     private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
+    /**
+     * The message the {@code inbox-kafka} connector is delivering on this thread (the channel's method runs on the
+     * poll thread), so that the inbox reaches the record's headers when the method takes only the payload.
+     */
+    static final ThreadLocal<KafkaRecordMessage> DELIVERING = new ThreadLocal<>();
+
     private final ConsumerRecord<?, ?> record;
     /** Completes on the first acknowledgement: with {@code null}, or with the reason of a negative one. */
     private final CompletableFuture<Throwable> settled = new CompletableFuture<>();

@@ -93,6 +93,7 @@ class ApiBoundsIT {
             cases.add(get("/dead-letters?limit=" + bad, "BILLING0236E", "limit must be a number from 1 to 1000"));
             String id = "id must be a number from 1 to 9223372036854775807";
             cases.add(get("/dead-letters/" + bad + "/payload", "BILLING0236E", id));
+            cases.add(get("/dead-letters/" + bad + "/history", "BILLING0236E", id));
             cases.add(new Case("POST", "/dead-letters/" + bad + "/redrive", null, null, null, 400, "BILLING0236E", id));
             cases.add(new Case("DELETE", "/dead-letters/" + bad, null, null, null, 400, "BILLING0236E", id));
             cases.add(new Case("POST", "/outbox/" + bad + "/retry", null, null, null, 400, "BILLING0236E", id));
@@ -113,6 +114,10 @@ class ApiBoundsIT {
         cases.add(get("/dead-letters?open=" + LONG, "BILLING0238E", "open must be one of true, false"));
         cases.add(get("/dead-letters?consumer=nobody", "BILLING0238E", "consumer must be one of "));
         cases.add(get("/dead-letters?consumer=" + LONG, "BILLING0238E", "consumer must be one of "));
+        cases.add(new Case("POST", "/dead-letters/1/redrive?consumer=" + LONG, null, null, null, 400, "BILLING0238E",
+                "consumer must be one of "));
+        cases.add(new Case("POST", "/dead-letters/1/redrive?consumer=every", null, null, null, 400, "BILLING0238E",
+                ", all, got every"));
 
         List<String> failures = new ArrayList<>();
         for (Case c : cases) {

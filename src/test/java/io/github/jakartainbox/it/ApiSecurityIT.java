@@ -126,9 +126,10 @@ class ApiSecurityIT {
     }
 
     /**
-     * A re-drive reaches every consumer of orders.confirmed: with billing's dead letter for an event discarded, the
-     * re-drive of analytics' dead letter for it is refused, so billing does not invoice what its operator discarded
-     * (a new-user trial found the invoice made).
+     * A re-drive with {@code consumer=all} reaches every consumer of orders.confirmed: with billing's dead letter for
+     * an event discarded, such a re-drive of analytics' dead letter for it is refused, so billing does not invoice
+     * what its operator discarded (a new-user trial found the invoice made). The default re-drive is aimed at
+     * analytics alone (DeadLetterRedriveIT).
      */
     @Test
     void aReDriveThatWouldUndoAnotherConsumersDiscardIsRefused() throws Exception {
@@ -139,7 +140,8 @@ class ApiSecurityIT {
         long analytics = deadLetter("analytics", eventId, payload);
         assertEquals(200, Api.call("DELETE", API + "/dead-letters/" + billing, Api.OPERATOR).statusCode());
 
-        HttpResponse<String> refused = Api.call("POST", API + "/dead-letters/" + analytics + "/redrive", Api.OPERATOR);
+        HttpResponse<String> refused = Api.call("POST", API + "/dead-letters/" + analytics + "/redrive?consumer=all",
+                Api.OPERATOR);
         assertEquals(409, refused.statusCode(), refused.body());
         assertTrue(refused.body().contains("consumer billing would process it")
                 && refused.body().contains("dead letter " + billing + " for this event was discarded by operator"),
@@ -307,9 +309,10 @@ class ApiSecurityIT {
         String bad = SampleEvents.event(eventId, "still-bad-" + eventId, "5.00", "XYZ").json(); // not a currency
         long billing = deadLetter("billing", eventId, bad);
         long analytics = deadLetter("analytics", eventId, bad);
-        // the re-drive reaches both consumer groups; both fail again. Whether the failure lands before or after
-        // the re-drive marks its row, the billing row ends open: 200 or 409 ("the row changed meanwhile")
-        int status = Api.call("POST", API + "/dead-letters/" + billing + "/redrive", Api.OPERATOR).statusCode();
+        // the re-drive (consumer=all) reaches both consumer groups; both fail again. Whether the failure lands before
+        // or after the re-drive marks its row, the billing row ends open: 200 or 409 ("the row changed meanwhile")
+        int status = Api.call("POST", API + "/dead-letters/" + billing + "/redrive?consumer=all", Api.OPERATOR)
+                .statusCode();
         assertTrue(status == 200 || status == 409, "status " + status);
         assertEquals(4, db.await(WAIT, n -> n == 4, "SELECT attempts FROM inbox_dead_letter WHERE id = ?", billing),
                 "billing failed again (3 simulated attempts + 1)");

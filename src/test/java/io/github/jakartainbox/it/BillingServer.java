@@ -33,7 +33,6 @@ final class BillingServer {
             env.put("MP_MESSAGING_INCOMING_" + channel + "_TOPIC", "it." + run);
             env.put("MP_MESSAGING_INCOMING_" + channel + "_GROUP_ID", "it-" + run + "-" + channel.toLowerCase());
         }
-        env.put("MP_MESSAGING_OUTGOING_ORDERS_REDRIVE_TOPIC", "it." + run);
         env.put("BILLING_INVOICES_ISSUED_TOPIC", "it.invoices." + run);
         env.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_TOPIC", "it.invoices." + run);
         env.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_GROUP_ID", "it-" + run + "-mailer");

@@ -57,6 +57,10 @@ class DeadLetterBulkIT {
                 + "\"}", Api.OPERATOR);
         assertEquals(200, cleared.statusCode(), cleared.body());
         assertEquals(0, open("billing"));
+        HttpResponse<String> clearedOther = bulk("{\"action\":\"discard\",\"consumer\":\"analytics\",\"failure\":\""
+                + FAILURE + "\"}", Api.OPERATOR);
+        assertEquals(200, clearedOther.statusCode(), clearedOther.body());
+        assertEquals(0, open("analytics"));
 
         String run = UUID.randomUUID().toString().substring(0, 8);
         List<String> poison = new ArrayList<>();

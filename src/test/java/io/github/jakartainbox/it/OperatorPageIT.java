@@ -158,6 +158,18 @@ class OperatorPageIT {
                 .until(d -> d.findElement(row).getText());
         assertTrue(text.contains("simulated failure for the page"), "the reason: " + text);
         assertTrue(text.contains(orderId), "the payload: " + text);
+        // the row's history, behind its toggle: read when opened
+        db.number("INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, attempts, error) VALUES (?, 'failed', "
+                + "3, 'simulated failure for the page') RETURNING 1", id);
+        new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
+            d.findElement(row).findElement(By.cssSelector("details.history summary")).click();
+            return true;
+        });
+        String history = new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
+            String t = d.findElement(row).findElement(By.cssSelector("details.history ol")).getText();
+            return t.contains("failed after 3 attempt(s): simulated failure for the page") ? t : null;
+        });
+        assertTrue(history.matches("(?s)\\d{4}-\\d{2}-\\d{2}T.*"), "each entry starts with its time: " + history);
         // a few refreshes, so that the rates have a window to show
         new WebDriverWait(browser, WAIT).until(d -> Long.parseLong(d.findElement(By.id("window")).getText()
                 .replace(" s", "")) >= 5);

@@ -17,7 +17,7 @@ public final class TestEnv {
 
     /**
      * The topic the test servers' {@code orders-billing} and {@code orders-analytics} channels consume (and
-     * {@code orders-redrive} writes to): the same environment variable that sets it on the servers.
+     * re-drives write to, billing.redrive.topic): the same environment variable that sets it on the servers.
      */
     public static final String ORDERS_TOPIC = env("MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC", "it.orders.confirmed");
 

@@ -13,6 +13,11 @@ public enum DeliveryOutcome {
      * dead-lettered with the details (INBOX0102E / INBOX0103E) and acknowledged.
      */
     FINGERPRINT_MISMATCH("fingerprint-mismatch"),
+    /**
+     * A re-driven record aimed at another consumer of the topic (header {@code inbox-redrive-consumer}): skipped
+     * without a claim or effect, and acknowledged.
+     */
+    AIMED_ELSEWHERE("aimed-elsewhere"),
     /** Recorded as a dead letter (failure policy, unusable event id, unprocessable event) and acknowledged. */
     DEAD_LETTERED("dead-lettered"),
     /**

@@ -317,7 +317,6 @@ public final class MailBenchmark {
         env.put("MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_GROUP_ID", run + "-" + key + "-analytics");
         env.put("MP_MESSAGING_INCOMING_ORDERS_STATUS_TOPIC", idle);
         env.put("MP_MESSAGING_INCOMING_ORDERS_STATUS_GROUP_ID", run + "-" + key + "-status");
-        env.put("MP_MESSAGING_OUTGOING_ORDERS_REDRIVE_TOPIC", idle);
         // the outbox publishes invoices.issued to the mailer channel's topic
         env.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_TOPIC", issued);
         env.put("MP_MESSAGING_INCOMING_INVOICES_MAILER_GROUP_ID", run + "-" + key + "-mailer");
