@@ -56,10 +56,13 @@ public class InboxDeadLetters {
 
     /**
      * A row's failure key (SQL): the message id that starts its error ({@code BILLING0130E}, {@code INBOX0208E}),
-     * else the exception class name that does ({@code java.lang.IllegalStateException}), else {@code other}; a
+     * with the exception class after {@code INBOX0228E} ({@code INBOX0228E: java.lang.NumberFormatException}), else
+     * the exception class name that does ({@code java.lang.IllegalStateException}), else {@code other}; a
      * "payload not stored (" prefix is looked through.
      */
     static final String FAILURE_KEY = "coalesce("
+            // an error the failure policy does not classify: INBOX0228E and the exception class
+            + "substring(error from '^(?:payload not stored \\()?(INBOX0228E: [A-Za-z_$][A-Za-z0-9_$]*(?:\\.[A-Za-z_$][A-Za-z0-9_$]*)+)'), "
             + "substring(error from '^(?:payload not stored \\()?([A-Z]{4,10}[0-9]{4}[IWE])(?::|$)'), "
             + "substring(error from '^(?:payload not stored \\()?([A-Za-z_$][A-Za-z0-9_$]*(?:\\.[A-Za-z_$][A-Za-z0-9_$]*)+)(?:[:;)]|$)'), "
             + "'other')";

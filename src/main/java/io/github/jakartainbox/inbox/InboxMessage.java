@@ -43,7 +43,7 @@ enum InboxMessage {
     INBOX0205W(Level.WARNING, "Consumer {0}, event {1}: transient database error (SQLState {2}); this delivery has waited {3} of its transient budget {4} (retry.transient-budget) and retries in {5} ms. The partition waits. Cause: {6}"),
     INBOX0206W(Level.WARNING, "Consumer {0}, event {1}: the database is unavailable; no attempt is used up, the delivery stays unacknowledged and retries in {2} ms. Cause: {3}"),
     INBOX0227W(Level.WARNING, "Consumer {0}, event {1}: a system the effect needs is unavailable; no attempt is used up, the delivery stays unacknowledged and retries in {2} ms. Cause: {3}"),
-    INBOX0228E(Level.SEVERE, "The method failed on each of {0} attempt(s) with an error the failure policy does not classify: {1}"),
+    INBOX0228E(Level.SEVERE, "{1} (on each of {0} attempt(s); the failure policy does not classify this error)"),
     INBOX0207E(Level.SEVERE, "Transient database errors (last SQLState {0}) went on for {1}, longer than the transient budget {2} (inbox.consumer.{3}.retry.transient-budget or inbox.retry.transient-budget): a statement of this event times out or deadlocks every time, or a lock was held longer than the budget. Last error: {4}"),
     INBOX0208E(Level.SEVERE, "The database refused this event''s data (SQLState {0}: {1}); the same statement would fail on every attempt, so it is dead-lettered at once. Fix the data or the schema, then re-drive. Error: {2}"),
     INBOX0209E(Level.SEVERE, "The method nacked the message: {0}"),
