@@ -83,6 +83,13 @@ enum BillingMessage {
     BILLING0246E(Level.SEVERE, "Dead letter {0}: consumer {1} {2}, so a re-drive would be skipped as a duplicate. Discard it{3}."),
     BILLING0247E(Level.SEVERE, "Dead letter {0}: a re-drive with consumer=all sends event {1} to every consumer of orders.confirmed, and consumer {2} would process it, although its dead letter {3} for this event was discarded by {4}. Re-drive it without consumer=all, so that only its own consumer processes it; or have the producer send the event again if {2} should process it after all."),
     BILLING0250E(Level.SEVERE, "Dead letter {0} belongs to consumer {1}, but the re-drive names consumer={2}. A re-drive reaches the dead letter''s own consumer (leave consumer out) or, with consumer=all, every consumer of its topic; to have {2} process the event, re-drive {2}''s own dead letter for it."),
+    BILLING0251E(Level.WARNING, "{0} refused (400): the URL''s {1} has a malformed percent-escape at index {2} (''{3}''). Encode ''%'' itself as %25, and other characters as % and two hexadecimal digits (RFC 3986 section 2.1)."),
+    BILLING0252W(Level.WARNING, "The count of unmailed invoices cannot be read: {0}. The inbox-database check says whether the database answers; the details are in the log at level FINE."),
+    BILLING0253E(Level.INFO, "{0} {1} answered {2} ({3}): check the method and the path against docs/operator-api.md."),
+    BILLING0254E(Level.INFO, "No dead letter {0}."),
+    BILLING0255E(Level.INFO, "Dead letter {0} kept no payload (the record had none, or it was not stored); its error says why."),
+    BILLING0256E(Level.INFO, "No outbox row {0}."),
+    BILLING0257E(Level.INFO, "Outbox row {0} was delivered or given up already: there is nothing to retry or give up."),
     BILLING0248E(Level.SEVERE, "Dead letter {0} cannot be re-driven from this service: {1}."),
     BILLING0249E(Level.SEVERE, "Dead letter {0} {1} meanwhile: the event failed again, or someone resolved it. Look at the row before doing more."),
     BILLING0239E(Level.SEVERE, "Configuration key billing.api.allowed-origins holds ''{0}'', which is not an origin (scheme://host or scheme://host:port, e.g. https://ops.example.com, without a path); it is ignored, so requests from it are refused as cross-site.");

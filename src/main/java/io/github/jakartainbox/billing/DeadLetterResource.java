@@ -24,11 +24,10 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import io.github.jakartainbox.inbox.Printable;
-import jakarta.json.Json;
+import io.github.jakartainbox.inbox.StrictJson;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.BadRequestException;
@@ -37,7 +36,6 @@ import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.core.HttpHeaders;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
@@ -139,7 +137,9 @@ public class DeadLetterResource {
     @Produces(MediaType.APPLICATION_OCTET_STREAM)
     public byte[] payload(@PathParam("id") String idText) throws SQLException {
         long id = QueryParams.id("id", idText);
-        return deadLetters.payload(id).orElseThrow(() -> new NotFoundException("dead letter " + id + " has no payload"));
+        return deadLetters.payload(id).orElseThrow(() -> new NotFoundException(Response.status(Response.Status.NOT_FOUND)
+                .entity(Map.of("error", BillingMessage.BILLING0255E.format(String.valueOf(id))))
+                .type(MediaType.APPLICATION_JSON).build()));
     }
 
     /**
@@ -318,6 +318,10 @@ public class DeadLetterResource {
     /** The largest bulk body: 1000 ids of 19 digits fit in 21 KB. */
     private static final int MAX_BULK_BYTES = 65_536;
 
+    /** The members a bulk body may have. */
+    private static final java.util.Set<String> BULK_MEMBERS = new java.util.TreeSet<>(
+            List.of("action", "ids", "consumer", "failure"));
+
     private static JsonObject bulkRequest(InputStream body, String contentLength) {
         byte[] bytes;
         try {
@@ -334,11 +338,20 @@ public class DeadLetterResource {
         if (text == null) {
             throw badBulk("is not UTF-8 text");
         }
-        try (JsonReader reader = Json.createReader(new StringReader(text))) {
-            return reader.readObject();
+        JsonObject request;
+        try {
+            // strict: a member named twice ({"ids":[9],"action":"discard","ids":[3]}) would otherwise let the last
+            // one win on a destructive call
+            request = StrictJson.readObject(text);
         } catch (RuntimeException e) { // JsonException, JsonParsingException, IllegalStateException
-            throw badBulk("is not one JSON object");
+            throw badBulk(Printable.of(e.getMessage(), 200));
         }
+        for (String name : request.keySet()) {
+            if (!BULK_MEMBERS.contains(name)) {
+                throw badBulk("has member '" + Printable.of(name, 40) + "', which is none of " + BULK_MEMBERS);
+            }
+        }
+        return request;
     }
 
     private static List<Long> ids(JsonValue value) {
@@ -505,7 +518,8 @@ public class DeadLetterResource {
 
     private static NotFoundException notFound(long id) {
         return new NotFoundException(Response.status(Response.Status.NOT_FOUND)
-                .entity(Map.of("error", "no dead letter " + id)).type(MediaType.APPLICATION_JSON).build());
+                .entity(Map.of("error", BillingMessage.BILLING0254E.format(String.valueOf(id))))
+                .type(MediaType.APPLICATION_JSON).build());
     }
 
     private String user() {

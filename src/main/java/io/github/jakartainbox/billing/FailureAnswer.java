@@ -42,7 +42,12 @@ public class FailureAnswer implements ExceptionMapper<Exception> {
 
     @Override
     public Response toResponse(Exception failure) {
-        String path = uri == null ? "?" : uri.getRequestUri().getRawPath();
+        String path;
+        try {
+            path = uri == null ? "?" : uri.getRequestUri().getRawPath();
+        } catch (RuntimeException unparsable) {
+            path = "?"; // a URI the runtime cannot parse (RequestGuard refuses those first): still answer
+        }
         String method = request == null ? "?" : request.getMethod();
         if (failure instanceof WebApplicationException answered) {
             Response response = answered.getResponse();
@@ -51,6 +56,13 @@ public class FailureAnswer implements ExceptionMapper<Exception> {
                 return Response.status(Response.Status.UNSUPPORTED_MEDIA_TYPE).type(MediaType.APPLICATION_JSON)
                         .entity(Map.of("error", BillingMessage.BILLING0232E.format(method, path,
                                 type == null ? "none" : Printable.of(type, 60)))).build();
+            }
+            if (response.getStatus() >= 400 && !response.hasEntity()) {
+                // the runtime's own refusals (404 no such path, 405 method, 406 type) come without a body
+                return Response.status(response.getStatus()).type(MediaType.APPLICATION_JSON)
+                        .entity(Map.of("error", BillingMessage.BILLING0253E.format(method, path,
+                                String.valueOf(response.getStatus()), response.getStatusInfo().getReasonPhrase())))
+                        .build();
             }
             return response; // 400, 404, 409...: the resource chose the answer
         }

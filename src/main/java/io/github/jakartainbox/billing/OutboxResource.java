@@ -63,7 +63,8 @@ public class OutboxResource {
     @POST
     @Path("/{id}/retry")
     public Response retry(@PathParam("id") String id) {
-        return answer(outbox.retry(QueryParams.id("id", id), security.getUserPrincipal().getName()));
+        long row = QueryParams.id("id", id);
+        return answer(outbox.retry(row, security.getUserPrincipal().getName()), row);
     }
 
     /**
@@ -73,16 +74,17 @@ public class OutboxResource {
     @DELETE
     @Path("/{id}")
     public Response giveUp(@PathParam("id") String id) {
-        return answer(outbox.giveUp(QueryParams.id("id", id), security.getUserPrincipal().getName()));
+        long row = QueryParams.id("id", id);
+        return answer(outbox.giveUp(row, security.getUserPrincipal().getName()), row);
     }
 
-    private static Response answer(OutboxOperations.Outcome outcome) {
+    private static Response answer(OutboxOperations.Outcome outcome, long id) {
         return switch (outcome) {
             case DONE -> Response.noContent().build();
-            case NOT_FOUND -> Response.status(Response.Status.NOT_FOUND).entity(Map.of("error", "no such outbox row"))
-                    .build();
+            case NOT_FOUND -> Response.status(Response.Status.NOT_FOUND)
+                    .entity(Map.of("error", BillingMessage.BILLING0256E.format(String.valueOf(id)))).build();
             case NOT_PENDING -> Response.status(Response.Status.CONFLICT)
-                    .entity(Map.of("error", "the row was delivered or given up already")).build();
+                    .entity(Map.of("error", BillingMessage.BILLING0257E.format(String.valueOf(id)))).build();
         };
     }
 }

@@ -117,6 +117,20 @@ public class RequestGuard implements Filter {
                     Printable.of(path, 100), shown(site), shown(mode), shown(originHeader)));
             return;
         }
+        String query = request.getQueryString();
+        int bad = malformedEscape(path);
+        String where = "path";
+        if (bad < 0 && query != null) {
+            bad = malformedEscape(query);
+            where = "query";
+        }
+        if (bad >= 0) {
+            // the JAX-RS runtime would fail to parse the URI wherever it reads it, and answer 500
+            String text = where.equals("path") ? path : query;
+            refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0251E.format(method,
+                    where, String.valueOf(bad), Printable.of(text.substring(bad, Math.min(text.length(), bad + 3)), 10)));
+            return;
+        }
         String encoding = request.getHeader("Content-Encoding");
         if (encoding != null && !encoding.isBlank() && !encoding.trim().equalsIgnoreCase("identity")) {
             response.setHeader("Accept-Encoding", "identity"); // RFC 9110 section 12.5.3
@@ -126,6 +140,20 @@ public class RequestGuard implements Filter {
             return;
         }
         chain.doFilter(req, res);
+    }
+
+    /**
+     * @param raw a path or query as sent, percent-encoded
+     * @return the index of the first {@code %} not followed by two hexadecimal digits (RFC 3986 section 2.1), or -1
+     */
+    static int malformedEscape(String raw) {
+        for (int i = raw.indexOf('%'); i >= 0; i = raw.indexOf('%', i + 1)) {
+            if (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0
+                    || Character.digit(raw.charAt(i + 2), 16) < 0) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static String shown(String header) {

@@ -30,8 +30,13 @@ public class UnmailedInvoicesCheck implements HealthCheck {
             return HealthCheckResponse.named(NAME).up().withData("older-than", after.toString())
                     .withData("unmailed", invoices.unmailedCount(after)).build();
         } catch (RuntimeException e) {
+            // the health endpoint answers without a login: the reason names the kind of failure, never its SQL text
+            java.util.logging.Logger.getLogger(UnmailedInvoicesCheck.class.getName())
+                    .log(java.util.logging.Level.FINE, "unmailed count", e);
+            String why = io.github.jakartainbox.inbox.DatabaseFailures.unavailable(e) ? "the database is unavailable"
+                    : "the query failed (" + e.getClass().getSimpleName() + ")";
             return HealthCheckResponse.named(NAME).down().withData("older-than", after.toString())
-                    .withData("reason", String.valueOf(e.getMessage())).build();
+                    .withData("reason", BillingMessage.BILLING0252W.format(why)).build();
         }
     }
 }

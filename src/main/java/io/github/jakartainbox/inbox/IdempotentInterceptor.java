@@ -230,22 +230,32 @@ public class IdempotentInterceptor {
                 }
                 long waitMillis = decision.delay().toMillis();
                 String cause = Failures.describe(failure);
+                // a wait that uses no attempt (an outage, a downstream system unavailable, a transient error) is
+                // counted apart from the retries that do
                 switch (decision.kind()) {
-                    case OUTAGE -> InboxLog.log(InboxMessage.INBOX0206W, consumer.name(), eventId,
-                            String.valueOf(waitMillis), cause);
-                    case UNAVAILABLE -> InboxLog.log(InboxMessage.INBOX0227W, consumer.name(), eventId,
-                            String.valueOf(waitMillis), cause);
+                    case OUTAGE -> {
+                        InboxLog.log(InboxMessage.INBOX0206W, consumer.name(), eventId, String.valueOf(waitMillis),
+                                cause);
+                        statistics.transientWait(consumer.name());
+                    }
+                    case UNAVAILABLE -> {
+                        InboxLog.log(InboxMessage.INBOX0227W, consumer.name(), eventId, String.valueOf(waitMillis),
+                                cause);
+                        statistics.transientWait(consumer.name());
+                    }
                     case TRANSIENT -> {
                         InboxLog.log(InboxMessage.INBOX0205W, consumer.name(), eventId,
                                 FailureKind.sqlState(failure), decision.waited(),
                                 consumer.failurePolicy().transientBudget(), String.valueOf(waitMillis), cause);
                         statistics.transientWait(consumer.name());
                     }
-                    default -> InboxLog.log(InboxMessage.INBOX0201W, consumer.name(), eventId,
-                            String.valueOf(decision.attempts()), String.valueOf(consumer.retry().maxAttempts()),
-                            String.valueOf(waitMillis), cause);
+                    default -> {
+                        InboxLog.log(InboxMessage.INBOX0201W, consumer.name(), eventId,
+                                String.valueOf(decision.attempts()), String.valueOf(consumer.retry().maxAttempts()),
+                                String.valueOf(waitMillis), cause);
+                        statistics.retried(consumer.name());
+                    }
                 }
-                statistics.retried(consumer.name());
                 span.retry(decision.attempts(), failure);
                 sleep(waitMillis, failure);
             }

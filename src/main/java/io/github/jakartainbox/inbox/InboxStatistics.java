@@ -31,9 +31,10 @@ public class InboxStatistics {
      * @param processed         rows in {@code inbox} for this consumer (events processed and still retained)
      * @param deadLettered      rows in {@code inbox_dead_letter} for this consumer neither re-driven nor discarded
      * @param duplicatesSkipped duplicate deliveries skipped by this server since it started
-     * @param retries           failed attempts retried by this server since it started, all kinds
-     * @param transientWaits    of those, the retries after a transient database error (lock or statement
-     *                          timeout, deadlock, serialization failure), during which the partition waited
+     * @param retries           failed attempts retried by this server since it started that used up an attempt
+     * @param transientWaits    waits by this server since it started that used up no attempt, the partition waiting:
+     *                          a transient database error (lock or statement timeout, deadlock, serialization
+     *                          failure), a database outage, a downstream system unavailable
      */
     public record ConsumerFigures(String consumer, long processed, long deadLettered, long duplicatesSkipped,
                                   long retries, long transientWaits) {

@@ -172,7 +172,12 @@ class JmsDeliveries {
                     decision.attempts(), consumer.retry().maxAttempts(), 0, cause);
             return;
         }
-        statistics.retried(consumer.name());
+        if (decision.kind() == FailureKind.OUTAGE || decision.kind() == FailureKind.UNAVAILABLE
+                || decision.kind() == FailureKind.TRANSIENT) {
+            statistics.transientWait(consumer.name()); // a wait that uses no attempt
+        } else {
+            statistics.retried(consumer.name());
+        }
         switch (decision.kind()) {
             case OUTAGE -> {
                 Duration wait = outageWait(method);
@@ -188,7 +193,6 @@ class JmsDeliveries {
                 long waitMillis = decision.delay().toMillis();
                 InboxLog.log(InboxMessage.INBOX0205W, consumer.name(), eventId, FailureKind.sqlState(failure),
                         decision.waited(), consumer.failurePolicy().transientBudget(), waitMillis, cause);
-                statistics.transientWait(consumer.name());
                 pause(waitMillis);
             }
             default -> {

@@ -26,4 +26,14 @@ class RequestGuardTest {
             assertNull(RequestGuard.origin(text), text);
         }
     }
+
+    @Test
+    void aPercentNotFollowedByTwoHexDigitsIsFound() {
+        assertEquals(-1, RequestGuard.malformedEscape("limit=10&orderId=a%20b%2F"));
+        assertEquals(-1, RequestGuard.malformedEscape("/billing/api/invoices"));
+        assertEquals(6, RequestGuard.malformedEscape("limit=%zz"));
+        assertEquals(8, RequestGuard.malformedEscape("orderId=%"));
+        assertEquals(8, RequestGuard.malformedEscape("orderId=%4"));
+        assertEquals(11, RequestGuard.malformedEscape("orderId=%41%g1"));
+    }
 }

@@ -141,6 +141,62 @@ class ApiBoundsIT {
         return out.toByteArray();
     }
 
+    /** Error answers had bodies without a message id, or none (404, 405 of the runtime; outbox rows). */
+    @Test
+    void everyErrorAnswerNamesAMessageId() throws Exception {
+        List<Case> cases = List.of(
+                new Case("DELETE", "/invoices", null, null, null, 405, "BILLING0253E", "answered 405"),
+                new Case("GET", "/no-such-endpoint", null, null, null, 404, "BILLING0253E", "answered 404"),
+                new Case("POST", "/outbox/999999999/retry", null, null, null, 404, "BILLING0256E", "999999999"),
+                new Case("DELETE", "/outbox/999999999", null, null, null, 404, "BILLING0256E", "999999999"),
+                new Case("GET", "/dead-letters/999999999/payload", null, null, null, 404, "BILLING0255E", "999999999"),
+                new Case("POST", "/dead-letters/999999999/redrive", null, null, null, 404, "BILLING0254E", "999999999"));
+        List<String> failures = new ArrayList<>();
+        for (Case c : cases) {
+            check(c, send(c, HttpRequest.BodyPublishers.noBody()), failures);
+        }
+        assertEquals(List.of(), failures, failures.size() + " of " + cases.size() + " answers not as expected");
+    }
+
+    /**
+     * A malformed percent-escape in the URL (java.net.URI refuses it, so the request goes out over a raw socket)
+     * answered 500 with Liberty's error page and a stack trace: the JAX-RS runtime failed to parse the URI, and so did
+     * the exception mapper. Every endpoint, each method, path and query: 400 BILLING0251E.
+     */
+    @Test
+    void aMalformedPercentEscapeIsA400WithAMessageIdOnEveryEndpoint() throws Exception {
+        List<String> targets = List.of("GET /invoices?limit=%zz", "GET /invoices?orderId=%", "GET /invoices/unmailed?"
+                + "olderThan=PT1%", "GET /dead-letters/groups?limit=%4", "GET /outbox/failing?limit=%g0",
+                "GET /dead-letters?consumer=%zz", "GET /dead-letters?open=%", "GET /inbox?x=%zz", "GET /invoices/%zz",
+                "GET /dead-letters/1/history?%", "POST /dead-letters/1/redrive?consumer=%zz", "DELETE /dead-letters/%zz",
+                "POST /outbox/1/retry?x=%1", "POST /dead-letters/bulk?%%");
+        List<String> failures = new ArrayList<>();
+        for (String target : targets) {
+            String[] parts = target.split(" ", 2);
+            String answer = raw(parts[0], "/billing/api" + parts[1], Api.OPERATOR);
+            if (!answer.startsWith("HTTP/1.1 400 ") || !answer.contains("{\"error\":\"BILLING0251E: ")) {
+                failures.add(target + " -> " + answer.lines().findFirst().orElse("") + " "
+                        + answer.substring(Math.max(0, answer.indexOf("\r\n\r\n")), Math.min(answer.length(),
+                        answer.indexOf("\r\n\r\n") + 200)).trim());
+            }
+        }
+        assertEquals(List.of(), failures, failures.size() + " of " + targets.size() + " answers not as expected");
+    }
+
+    /** Sends one request as written, over a socket, and returns the whole answer. */
+    private static String raw(String method, String target, Api.User user) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("localhost", TestEnv.HTTP_PORT)) {
+            socket.setSoTimeout(30_000);
+            String auth = Base64.getEncoder().encodeToString((user.name() + ":" + user.password())
+                    .getBytes(StandardCharsets.UTF_8));
+            String request = method + " " + target + " HTTP/1.1\r\nHost: localhost:" + TestEnv.HTTP_PORT
+                    + "\r\nAuthorization: Basic " + auth + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
     @Test
     void everyBodyOutOfBoundsIsA4xxWithAMessageIdNever500() throws Exception {
         byte[] order = "{\"event_id\":\"bounds\",\"order_id\":\"bounds\"}".getBytes(StandardCharsets.UTF_8);

@@ -98,7 +98,7 @@ class ApiSecurityIT {
         assertTrue(again.body().contains("already discarded by operator"), again.body());
         HttpResponse<String> none = Api.call("DELETE", API + "/dead-letters/999999999", Api.OPERATOR);
         assertEquals(404, none.statusCode());
-        assertTrue(none.body().contains("no dead letter 999999999"), "the 404 says what is missing: " + none.body());
+        assertTrue(none.body().contains("BILLING0254E: No dead letter 999999999"), "the 404 says what is missing: " + none.body());
     }
 
     /**

@@ -261,7 +261,7 @@ class CrossSiteIT {
                 Map.of("Origin", SERVICE.replace("localhost", "LOCALHOST")))) {
             HttpResponse<String> passed = call("DELETE", none, Api.OPERATOR, headers);
             assertEquals(404, passed.statusCode(), headers + ": " + passed.body());
-            assertTrue(passed.body().contains("no dead letter 999999999999"), passed.body());
+            assertTrue(passed.body().contains("BILLING0254E: No dead letter 999999999999"), passed.body());
         }
     }
 

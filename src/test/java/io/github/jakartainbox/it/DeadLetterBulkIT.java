@@ -126,6 +126,11 @@ class DeadLetterBulkIT {
                 new String[] {"{\"action\":\"redrive\",\"ids\":[" + tooMany + "]}", "400", "BILLING0242E"},
                 new String[] {"not json", "400", "BILLING0241E"},
                 new String[] {"[1]", "400", "BILLING0241E"},
+                // a member named twice: the last one won, and discarded row 3 of a call that named 999999 first
+                new String[] {"{\"ids\":[999999],\"action\":\"discard\",\"ids\":[3]}", "400", "BILLING0241E"},
+                new String[] {"{\"action\":\"redrive\",\"action\":\"discard\",\"ids\":[1]}", "400",
+                        "BILLING0241E"},
+                new String[] {"{\"action\":\"discard\",\"idz\":[1],\"ids\":[1]}", "400", "BILLING0241E"},
                 new String[] {"{\"action\":\"explode\",\"ids\":[1]}", "400", "BILLING0241E"},
                 new String[] {"{\"action\":\"discard\"}", "400", "BILLING0241E"},
                 new String[] {"{\"action\":\"discard\",\"ids\":[1],\"consumer\":\"billing\"}", "400", "BILLING0241E"},
