@@ -90,6 +90,7 @@ enum BillingMessage {
     BILLING0255E(Level.INFO, "Dead letter {0} kept no payload (the record had none, or it was not stored); its error says why."),
     BILLING0256E(Level.INFO, "No outbox row {0}."),
     BILLING0257E(Level.INFO, "Outbox row {0} was delivered or given up already: there is nothing to retry or give up."),
+    BILLING0258E(Level.INFO, "{0} {1} refused (400): the body {2}. Send one JSON object, the order event."),
     BILLING0248E(Level.SEVERE, "Dead letter {0} cannot be re-driven from this service: {1}."),
     BILLING0249E(Level.SEVERE, "Dead letter {0} {1} meanwhile: the event failed again, or someone resolved it. Look at the row before doing more."),
     BILLING0239E(Level.SEVERE, "Configuration key billing.api.allowed-origins holds ''{0}'', which is not an origin (scheme://host or scheme://host:port, e.g. https://ops.example.com, without a path); it is ignored, so requests from it are refused as cross-site.");

@@ -68,6 +68,12 @@ public class JmsOrderResource {
         if (json == null) {
             throw refused(Response.Status.BAD_REQUEST, BillingMessage.BILLING0235E.format("POST", PATH));
         }
+        try {
+            io.github.jakartainbox.inbox.StrictJson.readObject(json); // refused here, not dead-lettered later
+        } catch (RuntimeException e) {
+            throw refused(Response.Status.BAD_REQUEST, BillingMessage.BILLING0258E.format("POST", PATH,
+                    io.github.jakartainbox.inbox.Printable.of(e.getMessage(), 200)));
+        }
         String eventId = eventId(json);
         String messageId;
         try {

@@ -161,7 +161,8 @@ class ApiBoundsIT {
     /**
      * A malformed percent-escape in the URL (java.net.URI refuses it, so the request goes out over a raw socket)
      * answered 500 with Liberty's error page and a stack trace: the JAX-RS runtime failed to parse the URI, and so did
-     * the exception mapper. Every endpoint, each method, path and query: 400 BILLING0251E.
+     * the exception mapper. Every endpoint, each method, path and query: 400 BILLING0251E (in the path, Liberty's own
+     * 400 CWWWC0005I comes first).
      */
     @Test
     void aMalformedPercentEscapeIsA400WithAMessageIdOnEveryEndpoint() throws Exception {
@@ -174,7 +175,11 @@ class ApiBoundsIT {
         for (String target : targets) {
             String[] parts = target.split(" ", 2);
             String answer = raw(parts[0], "/billing/api" + parts[1], Api.OPERATOR);
-            if (!answer.startsWith("HTTP/1.1 400 ") || !answer.contains("{\"error\":\"BILLING0251E: ")) {
+            // in the path Liberty's web container refuses it itself, before any filter (400, CWWWC0005I, HTML)
+            boolean inPath = parts[1].indexOf('%') < (parts[1].indexOf('?') < 0 ? Integer.MAX_VALUE
+                    : parts[1].indexOf('?'));
+            boolean named = answer.contains("{\"error\":\"BILLING0251E: ") || inPath && answer.contains("CWWWC0005I");
+            if (!answer.startsWith("HTTP/1.1 400 ") || !named) {
                 failures.add(target + " -> " + answer.lines().findFirst().orElse("") + " "
                         + answer.substring(Math.max(0, answer.indexOf("\r\n\r\n")), Math.min(answer.length(),
                         answer.indexOf("\r\n\r\n") + 200)).trim());
@@ -217,6 +222,11 @@ class ApiBoundsIT {
                 new Case("POST", "/jms/orders", json, "deflate", garbage, 415, "BILLING0233E", "Content-Encoding deflate"),
                 new Case("POST", "/jms/orders", json, "br", garbage, 415, "BILLING0233E", "Content-Encoding br"),
                 new Case("POST", "/dead-letters/1/redrive", json, "gzip", garbage, 415, "BILLING0233E", "Content-Encoding gzip"),
+                new Case("POST", "/jms/orders", json, null, new byte[0], 400, "BILLING0258E", "is not valid JSON"),
+                new Case("POST", "/jms/orders", json, null, "garbage".getBytes(StandardCharsets.UTF_8), 400,
+                        "BILLING0258E", "is not valid JSON"),
+                new Case("POST", "/jms/orders", json, null, "{\"a\":1,\"a\":2}".getBytes(StandardCharsets.UTF_8), 400,
+                        "BILLING0258E", "more than once"),
                 new Case("POST", "/jms/orders", json, null, "{\"x\":\"\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1),
                         400, "BILLING0235E", "is not UTF-8 text"),
                 new Case("POST", "/jms/orders", json, null, new byte[4 * 1024 * 1024], 413, "BILLING0234E",
