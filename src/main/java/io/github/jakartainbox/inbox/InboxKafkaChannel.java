@@ -52,6 +52,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
     }
 
     private static final long RETRY_MILLIS = 1000;
+    private static final long VERIFY_MILLIS = 5000;
 
     private final Settings settings;
     private final ManagedThreadFactory threads;
@@ -91,6 +92,8 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
     /** Partitions sought back to the database's offsets during the current poll's processing. */
     private final Set<TopicPartition> rewound = new HashSet<>();
     private long nextResolve;
+    /** When the database's rows are next compared with {@link #known} (a partition without new records writes none). */
+    private long nextVerify;
     private boolean rowsChecked;
     /** Rows of the group's offsets for partitions this channel's topics do not have (for health). */
     private volatile List<String> rowsNotRead = List.of();
@@ -206,6 +209,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                     }
                     if (running) {
                         commitProgress(false); // when stopping, the synchronous commit below does it
+                        verifyRows();
                     }
                 }
                 commitProgress(true);
@@ -567,12 +571,20 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
      * standby that had not received them). Each partition is sought back to the database's offset (or, without a
      * row, to the one it had at assignment), and those records are processed again.
      */
-    private void lostCommits(Set<TopicPartition> lost) {
-        Map<TopicPartition, Long> rows;
+    private void lostCommits(Set<TopicPartition> found) {
+        Map<TopicPartition, Long> rows = new HashMap<>();
+        Set<TopicPartition> lost = new LinkedHashSet<>(found);
         try {
-            rows = offsets.read(settings.groupId(), lost);
+            // the other assigned partitions lost theirs too, most likely: those without new records would not say so
+            rows.putAll(offsets.read(settings.groupId(), known.keySet()));
+            known.forEach((tp, wrote) -> {
+                Long row = rows.get(tp);
+                if (row == null || row < wrote) {
+                    lost.add(tp);
+                }
+            });
         } catch (Exception e) {
-            rows = Map.of(); // read again at the next write; until then, back to the floor
+            // read again at the next write or verification; until then, back to the floor
         }
         Map<TopicPartition, Long> to = new LinkedHashMap<>();
         Map<TopicPartition, Long> wrote = new LinkedHashMap<>();
@@ -596,6 +608,34 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             rewound.add(tp);
         }
         InboxLog.log(InboxMessage.INBOX0613W, settings.channel(), wrote.toString(), to.toString());
+    }
+
+    /**
+     * Every {@value #VERIFY_MILLIS} ms, compares the database's rows of the assigned partitions with what this channel
+     * wrote: a failover that lost commits of a partition that gets no new record would otherwise never be found, since
+     * only a write notices it. One SELECT per channel; failures wait for the next round.
+     */
+    private void verifyRows() {
+        if (!settings.offsetsInDatabase() || known.isEmpty() || System.nanoTime() - nextVerify < 0) {
+            return;
+        }
+        nextVerify = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(VERIFY_MILLIS);
+        try {
+            Map<TopicPartition, Long> rows = offsets.read(settings.groupId(), known.keySet());
+            Set<TopicPartition> lost = new LinkedHashSet<>();
+            known.forEach((tp, wrote) -> {
+                Long row = rows.get(tp);
+                if (row == null || row < wrote) {
+                    lost.add(tp);
+                }
+            });
+            if (!lost.isEmpty()) {
+                rewound.clear();
+                lostCommits(lost);
+            }
+        } catch (Exception e) {
+            InboxLog.LOG.log(java.util.logging.Level.FINE, "reading the offsets of " + settings.channel() + " failed", e);
+        }
     }
 
     /**
