@@ -60,7 +60,7 @@ enum BillingMessage {
     BILLING0212W(Level.WARNING, "The billing database gives no connection at application start: {0}. The application starts anyway; the billing tables are migrated when a consumer first needs them."),
     BILLING0213W(Level.WARNING, "{0} answered 503 (incident {1}): {2}. Try again in a few seconds."),
     BILLING0214E(Level.SEVERE, "{0} failed (incident {1}); the server log has the details under this incident number."),
-    BILLING0219W(Level.WARNING, "Topic {0} has {1} partition(s), fewer than the {2} of {3}: fewer mailer threads can work at once. Add partitions with kafka-topics.sh --alter --partitions {2} (one customer''s mails may then go out of order once)."),
+    BILLING0219W(Level.WARNING, "Topic {0} has {1} partition(s), fewer than the {2} of {3}: fewer consumer threads and servers can share it. Add partitions with kafka-topics.sh --alter --partitions {2} (one key''s records may then go out of order once, at the change)."),
     BILLING0220W(Level.WARNING, "Topic {0} could not be created or checked with {1} partitions: {2}. The first producer or consumer may create it with the broker''s default partition count."),
     BILLING0215W(Level.WARNING, "Consumer group order-status, order {0}: the database is unavailable; the delivery stays unacknowledged and is tried again in {1} ms. Cause: {2}"),
 

@@ -33,26 +33,45 @@ public class InvoicesIssuedTopic {
 
     void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE + 1) @Initialized(ApplicationScoped.class)
                  Object started) {
-        int partitions = ConfigProvider.getConfig().getOptionalValue(PARTITIONS, Integer.class).orElse(6);
-        if (partitions < 1 || partitions > 1000) {
-            throw new IllegalArgumentException(PARTITIONS + " is " + partitions + "; it must be from 1 to 1000");
-        }
-        ensure(InvoiceIssued.topic(), partitions);
+        int partitions = partitions(PARTITIONS, 6);
+        // the cluster the outbox relay publishes to: its outbox.kafka.* connection and security settings
+        ensure(InvoiceIssued.topic(), partitions, "outbox.kafka.", PARTITIONS);
     }
 
     /**
+     * Reads an integer key of 1 to 1000 partitions.
+     *
+     * @param key          the MicroProfile Config key
+     * @param defaultValue its default
+     * @return the value
+     * @throws IllegalArgumentException when it is outside 1 to 1000 (the deployment fails)
+     */
+    static int partitions(String key, int defaultValue) {
+        int partitions = ConfigProvider.getConfig().getOptionalValue(key, Integer.class).orElse(defaultValue);
+        if (partitions < 1 || partitions > 1000) {
+            throw new IllegalArgumentException(key + " is " + partitions + "; it must be from 1 to 1000");
+        }
+        return partitions;
+    }
+
+    /**
+     * Creates a topic with a partition count, or warns when it exists with fewer ({@code BILLING0219W}) or cannot
+     * be created ({@code BILLING0220W}); never fails the start.
+     *
      * @param topic      the topic
      * @param partitions the partitions it is created with
+     * @param prefix     the configuration prefix of the cluster's client settings (bootstrap, security), such as
+     *                   {@code outbox.kafka.} or {@code mp.messaging.connector.inbox-kafka.}
+     * @param key        the key that sets {@code partitions}, named in the warning
      */
-    static void ensure(String topic, int partitions) {
-        // the cluster the outbox relay publishes to: its outbox.kafka.* connection and security settings
+    static void ensure(String topic, int partitions, String prefix, String key) {
         Properties properties = new Properties();
         org.eclipse.microprofile.config.Config config = ConfigProvider.getConfig();
         for (String name : config.getPropertyNames()) {
-            if (name.startsWith("outbox.kafka.") && (name.contains("bootstrap") || name.contains("security")
+            if (name.startsWith(prefix) && (name.contains("bootstrap") || name.contains("security")
                     || name.contains("sasl") || name.contains("ssl"))) {
                 config.getOptionalValue(name, String.class)
-                        .ifPresent(value -> properties.put(name.substring("outbox.kafka.".length()), value));
+                        .ifPresent(value -> properties.put(name.substring(prefix.length()), value));
             }
         }
         properties.put(AdminClientConfig.CLIENT_ID_CONFIG, "billing-topics");
@@ -72,7 +91,7 @@ public class InvoicesIssuedTopic {
                     .get(15, TimeUnit.SECONDS);
             int existing = described.get(topic).partitions().size();
             if (existing < partitions) {
-                BillingMessage.BILLING0219W.log(topic, String.valueOf(existing), String.valueOf(partitions), PARTITIONS);
+                BillingMessage.BILLING0219W.log(topic, String.valueOf(existing), String.valueOf(partitions), key);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

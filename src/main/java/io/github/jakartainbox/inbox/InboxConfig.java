@@ -229,6 +229,12 @@ public final class InboxConfig {
     public static final Key<Duration> DEAD_LETTER_REDRIVE_LEASE = new Key<>("inbox.dead-letter.redrive-lease",
             Scope.GLOBAL, "PT1M", POSITIVE_DURATION, duration(false));
 
+    /** How long after the application's start a Kafka channel that has no consumer yet, or whose consumer has not yet
+     *  joined its group, counts as starting (readiness UP) rather than stopped (DOWN). Joining a group waits for the
+     *  group's rebalance, up to the session timeout of a member that left without saying so (a killed server). */
+    public static final Key<Duration> HEALTH_START_GRACE = new Key<>("inbox.health.start-grace", Scope.GLOBAL,
+            "PT2M", NON_NEGATIVE_DURATION, duration(true));
+
     /** The consumer name stored in the inbox; the default is the {@code @Idempotent(consumer)} value. Never read
      *  from a global key: one global name would make all consumers deduplicate against each other. */
     public static final Key<String> NAME = new Key<>("name", Scope.PER_CONSUMER, null,
@@ -321,7 +327,7 @@ public final class InboxConfig {
             RETRY_MAX_ATTEMPTS, RETRY_DELAY, RETRY_MAX_DELAY, RETRY_TRANSIENT_BUDGET, TRANSACTION_TIMEOUT, JMS_OUTAGE_WAIT,
             RETENTION, TOPIC_RETENTION, EVENT_TIME_FIELD,
             PARTITIONING, PARTITION_MONTHS_AHEAD, PARTITION_LOCK_TIMEOUT, PURGE_SCHEDULE, PURGE_BATCH_SIZE,
-            PURGE_LEASE, PURGE_OVERDUE_AFTER, DEAD_LETTER_REDRIVE_LEASE);
+            PURGE_LEASE, PURGE_OVERDUE_AFTER, DEAD_LETTER_REDRIVE_LEASE, HEALTH_START_GRACE);
 
     private InboxConfig() {
     }

@@ -63,14 +63,24 @@ class FaultInjectionIT {
     private static final Duration OUTAGE = Duration.ofSeconds(5);
     /** Longer than the servers' Kafka session timeout (10 s): a killed member's partitions have moved. */
     private static final Duration REBALANCE = Duration.ofSeconds(12);
+    /** Stops and kills of scenario 15, each followed by a start. */
+    private static final int STORM_ROUNDS = 6;
+    /** Scenarios on a three-broker cluster of their own instead of the suite's broker. */
+    private static final java.util.Set<Integer> ON_A_CLUSTER = java.util.Set.of(16);
+    /** Scenarios whose fault sends the records itself, while it runs. */
+    private static final java.util.Set<Integer> SENT_DURING_THE_FAULT = java.util.Set.of(15, 16);
 
     private static final Path REPORT = Path.of("target/fault-suite.md");
     private static final Random RANDOM = new Random(SEED);
     private static PrivatePostgres postgres;
     private static PrivateKafka kafka;
+    /** The suite's broker, also while {@link #kafka} is scenario 16's cluster. */
+    private static PrivateKafka suiteKafka;
     private static PrivateSmtp smtp;
     private static FaultServer a;
     private static FaultServer b;
+    /** The third server of scenario 15's rebalance storm. */
+    private static FaultServer c;
     private static FaultReport report;
     /** Scenario 11's SMTP proxy in front of the suite's SMTP server, closed when the scenario ends. */
     private static SmtpFaultProxy smtpProxy;
@@ -92,8 +102,10 @@ class FaultInjectionIT {
         Path wlp = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
         a = new FaultServer(wlp, "faults-a", 19080);
         b = new FaultServer(wlp, "faults-b", 19081);
+        c = new FaultServer(wlp, "faults-c", 19082);
         postgres = new PrivatePostgres();
         kafka = new PrivateKafka();
+        suiteKafka = kafka;
         smtp = new PrivateSmtp();
         postgres.start();
         kafka.start();
@@ -139,6 +151,10 @@ class FaultInjectionIT {
                         mode, run -> failover(run, false, false)));
                 tests.add(scenario(14, "PostgreSQL failover to a synchronous standby" + suffix, 3, mode,
                         run -> failover(run, true, true)));
+                tests.add(scenario(16, "the partition leader's broker killed and started again, three-broker "
+                        + "cluster" + suffix, 3, mode, this::killLeaderBroker));
+                tests.add(scenario(15, "rebalance storm: three servers stopped and killed in turn while events "
+                        + "flow" + suffix, 3, mode, this::rebalanceStorm));
             }
         }
         List<String> chosen = List.of(SCENARIOS.split("\\s*,\\s*"));
@@ -165,6 +181,84 @@ class FaultInjectionIT {
         b.kill();
         Thread.sleep(REBALANCE.toMillis());
         start(run, b); // a second rebalance: partitions move back, replayed from committed offsets
+    }
+
+    /**
+     * Issue 26's rebalance storm: three servers in the groups, the records sent in slices while one server after
+     * another is stopped gracefully or killed with SIGKILL and started again, {@value #STORM_ROUNDS} times; each
+     * stop or start rebalances both groups, each kill holds its partitions until the session timeout (10 s).
+     */
+    private void rebalanceStorm(FaultRun run) throws Exception {
+        parallel(() -> start(run, a), () -> start(run, b), () -> start(run, c));
+        FaultServer[] servers = {a, b, c};
+        ExecutorService sender = Executors.newSingleThreadExecutor();
+        try {
+            // the events flow through the storm: a slice every second over about the first half of it
+            Future<?> sending = sendInSlices(sender, run, 40);
+            for (int round = 0; round < STORM_ROUNDS; round++) {
+                FaultServer server = servers[round % servers.length];
+                boolean kill = round % 2 == 0;
+                log(run, (kill ? "kill -9 " : "server stop ") + server + ", then start it (round " + (round + 1)
+                        + " of " + STORM_ROUNDS + ")");
+                if (kill) {
+                    server.kill();
+                } else {
+                    server.stop();
+                }
+                start(run, server);
+            }
+            sending.get();
+            log(run, "all records sent");
+        } finally {
+            sender.shutdownNow();
+        }
+    }
+
+    /**
+     * Issue 26's leader change: on the three-broker cluster (replication factor 3, min.insync.replicas=2), once two
+     * servers consume, the broker that leads partition 0 of the orders topic is killed with SIGKILL; when leadership
+     * has moved, the records go out in 20 slices, one a second, so that the consumers and the relays' producers work
+     * against the two brokers left; at half the events it is started again and waited for until back in sync.
+     */
+    private void killLeaderBroker(FaultRun run) throws Exception {
+        parallel(() -> start(run, a), () -> start(run, b));
+        int leader = kafka.leader(run.topic, 0);
+        log(run, "kill -9 broker " + leader + ", leader of " + run.topic + "-0 (also of " + run.issuedTopic + "-0: "
+                + (kafka.leader(run.issuedTopic, 0) == leader) + ")");
+        kafka.killNode(leader);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (kafka.leader(run.topic, 0) == leader && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+        }
+        log(run, run.topic + "-0: leader now " + kafka.leader(run.topic, 0) + ", in sync "
+                + kafka.inSyncReplicas(run.topic, 0));
+        ExecutorService sender = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> sending = sendInSlices(sender, run, 20);
+            at(run, 0.5, "start broker " + leader + " again");
+            kafka.startNode(leader);
+            sending.get();
+        } finally {
+            sender.shutdownNow();
+        }
+        deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!kafka.inSyncReplicas(run.topic, 0).contains(leader) && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+        }
+        log(run, "all records sent; " + run.topic + "-0: leader " + kafka.leader(run.topic, 0) + ", in sync "
+                + kafka.inSyncReplicas(run.topic, 0));
+    }
+
+    /** Sends the run's records in {@code slices} slices, one a second, on {@code sender}. */
+    private static Future<?> sendInSlices(ExecutorService sender, FaultRun run, int slices) {
+        return sender.submit(() -> {
+            int size = (run.records.size() + slices - 1) / slices;
+            for (int from = 0; from < run.records.size(); from += size) {
+                run.send(run.records.subList(from, Math.min(run.records.size(), from + size)));
+                Thread.sleep(1000);
+            }
+            return null;
+        });
     }
 
     private void rewind(FaultRun run) throws Exception {
@@ -317,14 +411,23 @@ class FaultInjectionIT {
             Outcome outcome;
             ChainOutcome chain;
             try {
+                if (ON_A_CLUSTER.contains(number)) {
+                    kafka = PrivateKafka.cluster(); // the checks read the run's topics where they are
+                    kafka.start();
+                    run.bootstrap = kafka.bootstrap;
+                }
                 postgres.recreate(run.database);
                 kafka.createTopic(run.topic, FaultRun.PARTITIONS);
                 // made before the relay's producer meets it (a brand-new topic and the idempotent producer: see docs/outbox-and-mail.md, "The relay")
                 kafka.createTopic(run.issuedTopic, FaultRun.PARTITIONS);
-                run.send(run.records);
+                if (!SENT_DURING_THE_FAULT.contains(number)) {
+                    run.send(run.records);
+                }
                 a.resetCounts();
                 b.resetCounts();
-                log(run, "records sent");
+                c.resetCounts();
+                log(run, SENT_DURING_THE_FAULT.contains(number) ? "topics made; the fault sends the records"
+                        : "records sent");
                 body.inject(run);
                 outcome = settle(run);
                 chain = ChainOutcome.measure(run, postgres.db(run.database), kafka, smtp);
@@ -347,6 +450,11 @@ class FaultInjectionIT {
             } finally {
                 a.discard();
                 b.discard();
+                c.discard();
+                if (kafka != suiteKafka) {
+                    kafka.stop();
+                    kafka = suiteKafka;
+                }
                 if (smtpProxy != null) {
                     smtpProxy.close();
                     smtpProxy = null;
@@ -411,7 +519,9 @@ class FaultInjectionIT {
                 mailerLag));
         a.readFresh();
         b.readFresh();
-        return Outcome.measure(run, db, kafka.records(run.topic), a.duplicatesSkipped() + b.duplicatesSkipped(), lag);
+        c.readFresh();
+        return Outcome.measure(run, db, kafka.records(run.topic),
+                a.duplicatesSkipped() + b.duplicatesSkipped() + c.duplicatesSkipped(), lag);
     }
 
     /** Waits until billing processed {@code share} of the events, then says which fault follows. */
@@ -503,7 +613,9 @@ class FaultInjectionIT {
     private static synchronized void stopEverything() {
         for (ThrowingRunnable step : new ThrowingRunnable[] {
                 () -> { if (a != null) a.stop(); }, () -> { if (b != null) b.stop(); },
-                () -> { if (kafka != null) kafka.stop(); }, () -> { if (postgres != null) postgres.stop(); },
+                () -> { if (c != null) c.stop(); },
+                () -> { if (kafka != null) kafka.stop(); }, () -> { if (suiteKafka != null) suiteKafka.stop(); },
+                () -> { if (postgres != null) postgres.stop(); },
                 () -> { if (smtp != null) smtp.stop(); }}) {
             try {
                 step.run();

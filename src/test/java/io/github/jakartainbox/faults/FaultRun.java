@@ -67,6 +67,8 @@ final class FaultRun {
      * processed (scenario 10).
      */
     final boolean transactional;
+    /** The broker or cluster the run's topics are on (scenario 16: the three-broker cluster). */
+    String bootstrap = PrivateKafka.BOOTSTRAP;
     /** Events written only in aborted Kafka transactions: no consumer may process them. */
     final List<Event> aborted = new ArrayList<>();
 
@@ -210,7 +212,7 @@ final class FaultRun {
         return Map.ofEntries(Map.entry("DB_HOST", "127.0.0.1"),
                 Map.entry("DB_PORT", String.valueOf(PrivatePostgres.PORT)), Map.entry("DB_NAME", database),
                 Map.entry("DB_USER", "postgres"), Map.entry("DB_PASSWORD", "unused-with-trust-auth"),
-                Map.entry("KAFKA_BOOTSTRAP_SERVERS", PrivateKafka.BOOTSTRAP),
+                Map.entry("KAFKA_BOOTSTRAP_SERVERS", bootstrap),
                 Map.entry("MP_MESSAGING_INCOMING_ORDERS_BILLING_TOPIC", topic),
                 Map.entry("MP_MESSAGING_INCOMING_ORDERS_BILLING_GROUP_ID", billingGroup),
                 Map.entry("MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_TOPIC", topic),
@@ -237,13 +239,13 @@ final class FaultRun {
      * events (each partition then holds commit and abort markers between plain records).
      */
     void send(List<Event> list) throws Exception {
-        try (KafkaProducer<String, String> producer = SampleEvents.producer(PrivateKafka.BOOTSTRAP)) {
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(bootstrap)) {
             if (!transactional || list.size() == 1) {
                 SampleEvents.send(producer, topic, list);
                 return;
             }
             Properties p = new Properties();
-            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, PrivateKafka.BOOTSTRAP);
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
             p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
             p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "faults-" + id);

@@ -31,29 +31,105 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * #PORT} (controller {@value #CONTROLLER_PORT}), home {@code ~/.cache/jakarta-inbox/kafka-faults}, so that
  * stopping it never disturbs the shared broker on 9092. Each suite run starts it on an empty data directory (the
  * broker jars stay). Also the Admin API calls of the suite: topics, consumer-group offsets, lag.
+ *
+ * <p>{@link #cluster()}: scenario 16's three-broker KRaft cluster ({@code bin/kafka-broker cluster}) on 127.0.0.1:
+ * {@value #CLUSTER_PORT} to {@value #CLUSTER_PORT} + 2 (controllers from {@value #CLUSTER_CONTROLLER_PORT}), home
+ * {@code ~/.cache/jakarta-inbox/kafka-faults-cluster}, topics with replication factor 3 and min.insync.replicas=2.
  */
 final class PrivateKafka {
 
     static final int PORT = 19092;
     static final int CONTROLLER_PORT = 19093;
     static final String BOOTSTRAP = "127.0.0.1:" + PORT;
+    static final int CLUSTER_PORT = 39092;
+    static final int CLUSTER_CONTROLLER_PORT = 39192;
     private static final Duration TIMEOUT = Duration.ofMinutes(3);
 
     private final Path project = Path.of("").toAbsolutePath();
-    private final Path home = Path.of(System.getProperty("user.home"), ".cache/jakarta-inbox/kafka-faults");
-    private final Map<String, String> environment = Map.of("KAFKA_HOME_DIR", home.toString(),
-            "KAFKA_PORT", String.valueOf(PORT), "KAFKA_CONTROLLER_PORT", String.valueOf(CONTROLLER_PORT));
+    private final Path home;
+    private final Map<String, String> environment;
+    /** Whether this is the three-broker cluster. */
+    private final boolean cluster;
+    /** The bootstrap servers of this broker or cluster. */
+    final String bootstrap;
+
+    /** The suite's single broker. */
+    PrivateKafka() {
+        this.cluster = false;
+        this.home = Path.of(System.getProperty("user.home"), ".cache/jakarta-inbox/kafka-faults");
+        this.environment = Map.of("KAFKA_HOME_DIR", home.toString(), "KAFKA_PORT", String.valueOf(PORT),
+                "KAFKA_CONTROLLER_PORT", String.valueOf(CONTROLLER_PORT));
+        this.bootstrap = BOOTSTRAP;
+    }
+
+    private PrivateKafka(Path home) {
+        this.cluster = true;
+        this.home = home;
+        this.environment = Map.of("KAFKA_CLUSTER_HOME_DIR", home.toString(),
+                "KAFKA_CLUSTER_PORT", String.valueOf(CLUSTER_PORT),
+                "KAFKA_CLUSTER_CONTROLLER_PORT", String.valueOf(CLUSTER_CONTROLLER_PORT));
+        this.bootstrap = IntStream.range(0, 3).mapToObj(i -> "127.0.0.1:" + (CLUSTER_PORT + i))
+                .collect(Collectors.joining(","));
+    }
+
+    /** @return the suite's three-broker cluster (not started) */
+    static PrivateKafka cluster() {
+        return new PrivateKafka(Path.of(System.getProperty("user.home"), ".cache/jakarta-inbox/kafka-faults-cluster"));
+    }
 
     /** Stops a broker a crashed earlier run left, empties the data directory and starts the broker. */
     void start() throws IOException, InterruptedException {
+        if (cluster) {
+            script("cluster", "stop");
+            TestFiles.deleteTree(home); // data and cluster id: a new cluster
+            String output = script("cluster", "start");
+            if (!output.contains("bootstrap")) {
+                throw new IllegalStateException("bin/kafka-broker cluster start: " + output);
+            }
+            return;
+        }
         script("stop");
         TestFiles.deleteTree(home.resolve("data"));
         up();
     }
 
-    /** Stops the broker (SIGTERM, waits for it to exit). */
+    /** Stops the broker, or every node of the cluster (SIGTERM, waits for it to exit). */
     void stop() throws IOException, InterruptedException {
-        script("stop");
+        script(cluster ? new String[] {"cluster", "stop"} : new String[] {"stop"});
+    }
+
+    /**
+     * Kills one node of the cluster with SIGKILL.
+     *
+     * @param node its {@code node.id}, 1 to 3
+     */
+    void killNode(int node) throws IOException, InterruptedException {
+        script("cluster", "kill", String.valueOf(node));
+    }
+
+    /**
+     * Starts one node of the cluster again, on its data.
+     *
+     * @param node its {@code node.id}, 1 to 3
+     */
+    void startNode(int node) throws IOException, InterruptedException {
+        script("cluster", "start", String.valueOf(node));
+    }
+
+    /** @return the {@code node.id} of the partition's leader now */
+    int leader(String topic, int partition) throws ExecutionException, InterruptedException {
+        try (Admin admin = admin()) {
+            return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(partition)
+                    .leader().id();
+        }
+    }
+
+    /** @return the partition's in-sync replicas now, as node ids */
+    List<Integer> inSyncReplicas(String topic, int partition) throws ExecutionException, InterruptedException {
+        try (Admin admin = admin()) {
+            return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(partition)
+                    .isr().stream().map(n -> n.id()).toList();
+        }
     }
 
     /** Stops the broker and starts it again after {@code down}, on the same data. */
@@ -71,12 +147,13 @@ final class PrivateKafka {
         }
     }
 
-    private String script(String action) throws IOException, InterruptedException {
+    private String script(String... action) throws IOException, InterruptedException {
         Path log = Files.createTempFile("kafka-broker", ".log");
         try {
             Files.createDirectories(home);
-            Commands.check(List.of(project.resolve("bin/kafka-broker").toString(), action), project, environment,
-                    log, TIMEOUT);
+            List<String> command = new ArrayList<>(List.of(project.resolve("bin/kafka-broker").toString()));
+            command.addAll(List.of(action));
+            Commands.check(command, project, environment, log, TIMEOUT);
             return Files.readString(log);
         } finally {
             Files.delete(log);
@@ -86,7 +163,7 @@ final class PrivateKafka {
     /** Creates a topic with {@code partitions} partitions. */
     void createTopic(String topic, int partitions) throws ExecutionException, InterruptedException {
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) (cluster ? 3 : 1)))).all().get();
         }
     }
 
@@ -106,7 +183,7 @@ final class PrivateKafka {
     Map<String, List<String>> eventIdsByKey(String topic) throws ExecutionException, InterruptedException {
         Map<String, List<String>> byKey = new HashMap<>();
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         Map<TopicPartition, Long> end;
@@ -190,9 +267,9 @@ final class PrivateKafka {
                 .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
     }
 
-    private static Admin admin() {
+    private Admin admin() {
         Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
         return Admin.create(props);
     }

@@ -2,12 +2,14 @@ package io.github.jakartainbox.inbox.health;
 
 import io.github.jakartainbox.inbox.Idempotent;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
 import jakarta.enterprise.inject.spi.AnnotatedType;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
 import java.lang.annotation.Annotation;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
@@ -27,6 +29,8 @@ public class IdempotentChannels implements Extension {
 
     private final Map<String, String> consumerByChannel = new TreeMap<>();
     private final Set<String> incoming = new TreeSet<>();
+    /** System.nanoTime() when the deployment was validated: the application's start, as readiness counts it. */
+    private volatile long startedNanos = System.nanoTime();
 
     <T> void inspect(@Observes @WithAnnotations({Idempotent.class, Incoming.class}) ProcessAnnotatedType<T> event) {
         AnnotatedType<T> type = event.getAnnotatedType();
@@ -44,6 +48,15 @@ public class IdempotentChannels implements Extension {
                 }
             }
         }
+    }
+
+    void started(@Observes AfterDeploymentValidation event) {
+        startedNanos = System.nanoTime();
+    }
+
+    /** @return the time since the application started (its deployment was validated) */
+    public Duration sinceStart() {
+        return Duration.ofNanos(System.nanoTime() - startedNanos);
     }
 
     /**

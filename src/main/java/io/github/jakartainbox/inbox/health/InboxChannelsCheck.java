@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.health;
 
+import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InboxKafkaConnector;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -22,6 +23,12 @@ import org.eclipse.microprofile.health.Readiness;
  * only a server restart (after fixing the cause) brings it back. Channels of other connectors are listed as
  * not checked. An {@code inbox-kafka} channel is also DOWN while a partition's committed offset has stayed behind
  * the records processed from it for longer than its {@code commit-lag.alert} ({@code HEALTH0104E}).
+ *
+ * <p>A start is not a fault: within {@code inbox.health.start-grace} of the application's start, a channel that has
+ * no consumer yet or whose consumer has not yet joined its group (a server joining a group waits for its rebalance,
+ * up to the session timeout of a killed member) is UP with state {@code starting: ...}; after the grace it is DOWN
+ * ({@code HEALTH0102E}, {@code HEALTH0105E}). A consumer that heartbeated and then stopped is DOWN at once
+ * ({@code HEALTH0103E}).
  *
  * <p>Data, per channel {@code <channel>}: the inbox consumer, the Kafka group and client, the time since the
  * last heartbeat (ISO-8601) and the partitions assigned.
@@ -46,6 +53,8 @@ public class InboxChannelsCheck implements HealthCheck {
         Config config = ConfigProvider.getConfig();
         HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).up();
         StringBuilder down = new StringBuilder();
+        Duration sinceStart = channels.sinceStart();
+        Duration grace = InboxConfig.HEALTH_START_GRACE.get(config);
         for (String channel : channels.incomingChannels()) {
             String prefix = channel + ".";
             response.withData(prefix + "consumer", channels.consumerByChannel().getOrDefault(channel, NO_INBOX));
@@ -67,11 +76,11 @@ public class InboxChannelsCheck implements HealthCheck {
                     .map(ms -> Duration.ofMillis(Long.parseLong(ms.trim()))).orElse(SESSION_TIMEOUT_DEFAULT);
             response.withData(prefix + "group", String.valueOf(group));
             String problem;
+            String starting = null;
             if (group == null) {
                 problem = Messages.format("HEALTH0101E", channel, "group.id");
             } else {
                 List<KafkaConsumers.Consumer> consumers = KafkaConsumers.of(clientId);
-                problem = consumers.isEmpty() ? Messages.format("HEALTH0102E", channel, group) : null;
                 long assigned = 0;
                 for (KafkaConsumers.Consumer consumer : consumers) {
                     String copy = consumers.size() == 1 ? prefix : prefix + consumer.clientId() + ".";
@@ -79,13 +88,11 @@ public class InboxChannelsCheck implements HealthCheck {
                             consumer.clientId());
                     response.withData(copy + "last-heartbeat", String.valueOf(consumer.lastHeartbeat()));
                     assigned += consumer.assignedPartitions();
-                    if (consumer.lastHeartbeat() == null || consumer.lastHeartbeat().compareTo(sessionTimeout) > 0) {
-                        problem = Messages.format("HEALTH0103E", channel, group, consumer.clientId(),
-                                consumer.lastHeartbeat() == null ? "never" : consumer.lastHeartbeat().toString(),
-                                sessionTimeout);
-                    }
                 }
                 response.withData(prefix + "assigned-partitions", assigned);
+                Judgement judgement = judge(channel, group, consumers, sessionTimeout, sinceStart, grace);
+                problem = judgement.problem();
+                starting = judgement.starting();
             }
             if (inboxKafka) {
                 List<String> notRead = InboxKafkaConnector.offsetRowsNotRead(channel);
@@ -100,7 +107,7 @@ public class InboxChannelsCheck implements HealthCheck {
                             lag.behindFor().withNanos(0), lag.alertAfter());
                 }
             }
-            response.withData(prefix + "state", problem == null ? "consuming" : problem);
+            response.withData(prefix + "state", problem != null ? problem : starting != null ? starting : "consuming");
             if (problem != null) {
                 down.append(down.isEmpty() ? "" : " ").append(problem);
             }
@@ -109,5 +116,54 @@ public class InboxChannelsCheck implements HealthCheck {
             response.down().withData("reason", down.toString());
         }
         return response.build();
+    }
+
+    /**
+     * What a channel's consumers say about it.
+     *
+     * @param problem  the message that makes the check DOWN, or null
+     * @param starting the {@code state} of a channel still starting (UP), or null
+     */
+    record Judgement(String problem, String starting) {
+    }
+
+    /**
+     * Tells a channel that is starting from one that stopped. Within {@code grace} of the application's start, a
+     * channel without a consumer yet, or whose consumers have not yet heartbeated (they wait for the group's
+     * rebalance), is starting. A consumer that heartbeated once and then not for longer than the session timeout
+     * stopped after consuming: DOWN whatever the time since start.
+     *
+     * @param channel        the channel name
+     * @param group          its consumer group
+     * @param consumers      its consumers in this server
+     * @param sessionTimeout the channel's {@code session.timeout.ms}
+     * @param sinceStart     the time since the application started
+     * @param grace          {@code inbox.health.start-grace}
+     * @return the problem (DOWN), or the starting state, or neither (consuming)
+     */
+    static Judgement judge(String channel, String group, List<KafkaConsumers.Consumer> consumers,
+            Duration sessionTimeout, Duration sinceStart, Duration grace) {
+        boolean inGrace = sinceStart.compareTo(grace) <= 0;
+        String since = sinceStart.withNanos(0).toString();
+        if (consumers.isEmpty()) {
+            return inGrace ? new Judgement(null, "starting: no Kafka consumer yet, " + since + " after start (grace "
+                    + grace + ")") : new Judgement(Messages.format("HEALTH0102E", channel, group), null);
+        }
+        String problem = null;
+        String starting = null;
+        for (KafkaConsumers.Consumer consumer : consumers) {
+            if (consumer.lastHeartbeat() == null) {
+                if (inGrace) {
+                    starting = "starting: client " + consumer.clientId() + " has not joined group " + group
+                            + " yet, " + since + " after start (grace " + grace + ")";
+                } else {
+                    problem = Messages.format("HEALTH0105E", channel, group, consumer.clientId(), grace);
+                }
+            } else if (consumer.lastHeartbeat().compareTo(sessionTimeout) > 0) {
+                problem = Messages.format("HEALTH0103E", channel, group, consumer.clientId(),
+                        consumer.lastHeartbeat().toString(), sessionTimeout);
+            }
+        }
+        return new Judgement(problem, problem == null ? starting : null);
     }
 }

@@ -23,6 +23,10 @@ final class Messages {
                     + "session timeout {4}: it is not consuming. liberty-kafka shut the channel down (log CWMRX1011E "
                     + "or CWMRX1002E, then SRMSG00201) or the broker is unreachable. Fix the cause and restart the "
                     + "server: liberty-kafka does not restart a channel.",
+            "HEALTH0105E", "Channel {0} (consumer group {1}, client {2}) has not joined its group within "
+                    + "inbox.health.start-grace {3} of the start: the broker is unreachable or the group''s rebalance "
+                    + "does not end. Check bootstrap.servers and the group (kafka-consumer-groups --describe), or "
+                    + "raise the grace if starts are that slow.",
             "HEALTH0104E", "Channel {0}: the committed offset of partition {1} has stayed behind the records processed "
                     + "from it for {2}, longer than commit-lag.alert {3}: offset commits fail (log INBOX0605W) or "
                     + "the consumer lost its group membership. After a restart or rebalance those records are "
