@@ -48,6 +48,9 @@ public class InboxChannelsCheck implements HealthCheck {
     @Inject
     IdempotentChannels channels;
 
+    /** Channels a Kafka consumer was seen for since the application started. */
+    private final java.util.Set<String> hadConsumer = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     @Override
     public HealthCheckResponse call() {
         Config config = ConfigProvider.getConfig();
@@ -90,7 +93,11 @@ public class InboxChannelsCheck implements HealthCheck {
                     assigned += consumer.assignedPartitions();
                 }
                 response.withData(prefix + "assigned-partitions", assigned);
-                Judgement judgement = judge(channel, group, consumers, sessionTimeout, sinceStart, grace);
+                if (!consumers.isEmpty()) {
+                    hadConsumer.add(channel);
+                }
+                Judgement judgement = judge(channel, group, consumers, sessionTimeout, sinceStart, grace,
+                        hadConsumer.contains(channel));
                 problem = judgement.problem();
                 starting = judgement.starting();
             }
@@ -139,11 +146,13 @@ public class InboxChannelsCheck implements HealthCheck {
      * @param sessionTimeout the channel's {@code session.timeout.ms}
      * @param sinceStart     the time since the application started
      * @param grace          {@code inbox.health.start-grace}
+     * @param hadConsumer    whether a Kafka consumer of the channel was seen before in this application
      * @return the problem (DOWN), or the starting state, or neither (consuming)
      */
     static Judgement judge(String channel, String group, List<KafkaConsumers.Consumer> consumers,
-            Duration sessionTimeout, Duration sinceStart, Duration grace) {
-        boolean inGrace = sinceStart.compareTo(grace) <= 0;
+            Duration sessionTimeout, Duration sinceStart, Duration grace, boolean hadConsumer) {
+        // a consumer that existed and is gone (liberty-kafka shut the channel down) is no start, grace or not
+        boolean inGrace = sinceStart.compareTo(grace) <= 0 && !(consumers.isEmpty() && hadConsumer);
         String since = sinceStart.withNanos(0).toString();
         if (consumers.isEmpty()) {
             return inGrace ? new Judgement(null, "starting: no Kafka consumer yet, " + since + " after start (grace "

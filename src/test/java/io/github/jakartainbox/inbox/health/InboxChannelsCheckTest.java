@@ -15,7 +15,7 @@ class InboxChannelsCheckTest {
     private static final Duration GRACE = Duration.ofMinutes(2);
 
     private static InboxChannelsCheck.Judgement judge(Duration sinceStart, KafkaConsumers.Consumer... consumers) {
-        return InboxChannelsCheck.judge("orders", "billing", List.of(consumers), SESSION, sinceStart, GRACE);
+        return InboxChannelsCheck.judge("orders", "billing", List.of(consumers), SESSION, sinceStart, GRACE, false);
     }
 
     private static KafkaConsumers.Consumer consumer(Duration lastHeartbeat) {
@@ -60,5 +60,13 @@ class InboxChannelsCheckTest {
                 consumer(null), new KafkaConsumers.Consumer("consumer-billing-3", Duration.ofMinutes(6), 0));
         assertTrue(mixed.problem().startsWith("HEALTH0103E"), "a stopped copy wins over a starting one");
         assertEquals(null, mixed.starting());
+    }
+
+    /** liberty-kafka shut the channel down within the grace: its consumer is gone, and it was no start. */
+    @org.junit.jupiter.api.Test
+    void aConsumerThatWentAwayWithinTheGraceIsDown() {
+        InboxChannelsCheck.Judgement j = InboxChannelsCheck.judge("orders", "billing", List.of(), SESSION,
+                Duration.ofSeconds(30), GRACE, true);
+        assertTrue(j.problem() != null && j.problem().startsWith("HEALTH0102E"), String.valueOf(j));
     }
 }
