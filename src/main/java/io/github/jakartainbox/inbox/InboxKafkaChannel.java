@@ -319,6 +319,9 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                 return emitted;
             } catch (Exception e) {
                 group.failed(e);
+                // a statement before the commit failed (the database gone): the transaction is still the thread's,
+                // and the one-by-one retries below would run inside it
+                rollback();
             }
         } else {
             rollback();

@@ -220,6 +220,9 @@ final class FaultRun {
                 Map.entry("BILLING_INVOICES_ISSUED_TOPIC", issuedTopic),
                 Map.entry("MP_MESSAGING_INCOMING_INVOICES_MAILER_TOPIC", issuedTopic),
                 Map.entry("MP_MESSAGING_INCOMING_INVOICES_MAILER_GROUP_ID", mailerGroup),
+                // order-status too: else it reads the integration tests' topic, which the suite's broker does not have
+                Map.entry("MP_MESSAGING_INCOMING_ORDERS_STATUS_TOPIC", topic),
+                Map.entry("MP_MESSAGING_INCOMING_ORDERS_STATUS_GROUP_ID", "order-status-" + id),
                 Map.entry("SMTP_HOST", "127.0.0.1"), Map.entry("SMTP_PORT", String.valueOf(PrivateSmtp.PORT)));
     }
 
