@@ -13,7 +13,8 @@ public final class DatabaseFailures {
      * Whether a failure means that the database cannot be used right now, so that trying again later can succeed:
      * no connection could be had, the connection was refused, lost or terminated, or the database does not accept
      * connections (SQLState class 08, 57P01 to 57P03, 55000 with no connection, {@code java.sql} connection exception
-     * types, the inbox's own no-connection failure), or the server is short of resources or the statement waited too
+     * types, the inbox's own no-connection failure), the server takes no writes (25006, a standby behind the
+     * primary's address during a failover), or the server is short of resources or the statement waited too
      * long (class 53, 55P03, 57014, 40001, 40P01). The SQLStates are PostgreSQL's ("Appendix A. PostgreSQL Error
      * Codes"); the cause chain is followed, and each {@link java.sql.SQLException#getNextException()} too.
      *

@@ -15,8 +15,10 @@ enum FailureKind {
     /**
      * The database could not be reached or used at all: no connection could be had ({@link
      * DatabaseUnavailableException}, whatever PostgreSQL's reason), or the connection was refused, lost or
-     * terminated (SQLState class 08; 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now). Says
-     * nothing about the event: no attempt is used up and the delivery waits for as long as it takes.
+     * terminated (SQLState class 08; 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now), or the
+     * server takes no writes (25006 read-only SQL transaction: a standby not yet promoted, or a former primary
+     * demoted, behind the primary's address during a failover). Says nothing about the event: no attempt is used up
+     * and the delivery waits for as long as it takes.
      */
     OUTAGE,
 
@@ -71,7 +73,8 @@ enum FailureKind {
      * @return its kind; {@link #OTHER} for a state this does not classify
      */
     static FailureKind ofSqlState(String state) {
-        if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")) {
+        if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
+                || state.equals("25006")) {
             return OUTAGE;
         }
         if (state.equals("40001") || state.equals("40P01") || state.equals("55P03") || state.equals("57014")

@@ -338,14 +338,21 @@ class FaultInjectionIT {
     /**
      * Issue 27's failover: a streaming standby of the suite's PostgreSQL made and started; with asynchronous
      * replication it is stopped once the service has made its tables and before the records are sent, so that the
-     * run's commits reach only the primary; at 60 % the primary is killed ({@code kill -9}, files gone) and the standby promoted in its place, on
-     * its address (as a virtual IP, a DNS name or a Kubernetes service moves), while the service runs on. With
+     * run's commits reach only the primary; at 60 % the primary is killed ({@code kill -9}, files gone) and the
+     * standby started in its place, on its address (as a virtual IP, a DNS name or a Kubernetes service moves), read-only
+     * for {@link #READ_ONLY_BEFORE_PROMOTION}, then promoted, while the service runs on. With
      * synchronous replication the standby runs throughout and has every commit.
      *
      * @param synchronous       replication mode
      * @param offsetsInDatabase the order channels' {@code offset-store}: {@code database}, or {@code kafka} (the loss
      *                          this scenario shows is then expected)
      */
+    /**
+     * How long the failover's standby answers on the primary's address before its promotion: every write fails
+     * (SQLState 25006) and no delivery may be dead-lettered for it. Longer than the default attempts' backoff.
+     */
+    private static final Duration READ_ONLY_BEFORE_PROMOTION = Duration.ofSeconds(8);
+
     private void failover(FaultRun run, boolean synchronous, boolean offsetsInDatabase) throws Exception {
         PrivatePostgres standby = postgres.standby("standby-" + run.id, PrivatePostgres.PORT + 1);
         postgres.synchronousStandby(synchronous);
@@ -367,7 +374,7 @@ class FaultInjectionIT {
         long billed = postgres.db(run.database).number("SELECT count(*) FROM inbox WHERE consumer = 'billing'");
         postgres.kill();
         try {
-            standby.promoteInPlaceOfPrimary();
+            standby.promoteInPlaceOfPrimary(READ_ONLY_BEFORE_PROMOTION);
             postgres = standby;
         } catch (Exception | AssertionError e) {
             postgres = new PrivatePostgres(); // a fresh primary for the scenarios after this one
@@ -375,8 +382,9 @@ class FaultInjectionIT {
             throw e;
         }
         long kept = postgres.db(run.database).number("SELECT count(*) FROM inbox WHERE consumer = 'billing'");
-        log(run, String.format("standby promoted on port %d: it holds %,d of the %,d events billed on the primary "
-                + "(%,d commits lost)", PrivatePostgres.PORT, kept, billed, Math.max(0, billed - kept)));
+        log(run, String.format("standby read-only for %s, then promoted on port %d: it holds %,d of the %,d events "
+                + "billed on the primary (%,d commits lost)", READ_ONLY_BEFORE_PROMOTION, PrivatePostgres.PORT, kept,
+                billed, Math.max(0, billed - kept)));
         if (synchronous) {
             postgres.synchronousStandby(false); // no standby any more: commits would wait for ever
         }

@@ -152,9 +152,14 @@ final class PrivatePostgres {
 
     /**
      * Promotes this standby in the place of a primary that is gone: stopped if it runs, started on {@link #PORT}
-     * with no primary to stream from (it replays the WAL it has), then {@code pg_ctl promote}.
+     * with no primary to stream from (it replays the WAL it has), left there as a read-only hot standby for {@code
+     * readOnly}, then {@code pg_ctl promote}. The read-only time is what clients see when the primary's address
+     * reaches a replica before the failover manager promotes it: connections work, every write fails with SQLState
+     * 25006.
+     *
+     * @param readOnly how long the standby serves read-only on {@link #PORT} before its promotion
      */
-    void promoteInPlaceOfPrimary() throws IOException, InterruptedException {
+    void promoteInPlaceOfPrimary(java.time.Duration readOnly) throws IOException, InterruptedException {
         stop();
         Path auto = data.resolve("postgresql.auto.conf");
         List<String> settings = Files.readAllLines(auto).stream()
@@ -163,6 +168,7 @@ final class PrivatePostgres {
         port = PORT;
         dropSocketLocks();
         up();
+        Thread.sleep(readOnly.toMillis());
         Commands.check(pg("pg_ctl", "-D", data.toString(), "-w", "-t", "60", "promote"), home, Map.of(), log,
                 TIMEOUT);
     }
