@@ -1,9 +1,9 @@
 package io.github.jakartainbox.billing;
 
-import io.github.jakartainbox.inbox.InboxDeadLetters;
-import io.github.jakartainbox.inbox.InboxDeadLetters.DeadLetter;
-import io.github.jakartainbox.inbox.InboxRedrives;
-import io.github.jakartainbox.inbox.Utf8;
+import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
+import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters.DeadLetter;
+import io.github.jakartainbox.inbox.deadletter.InboxRedrives;
+import io.github.jakartainbox.inbox.text.Utf8;
 import io.github.jakartainbox.outbox.Outbox;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
@@ -23,8 +23,8 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
-import io.github.jakartainbox.inbox.Printable;
-import io.github.jakartainbox.inbox.StrictJson;
+import io.github.jakartainbox.inbox.text.Printable;
+import io.github.jakartainbox.inbox.text.StrictJson;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;

@@ -1,7 +1,7 @@
 package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.DatabaseFailures;
-import io.github.jakartainbox.inbox.Printable;
+import io.github.jakartainbox.inbox.text.Printable;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;

@@ -1,7 +1,7 @@
 package io.github.jakartainbox.billing;
 
-import io.github.jakartainbox.inbox.Printable;
-import io.github.jakartainbox.inbox.StrictJson;
+import io.github.jakartainbox.inbox.text.Printable;
+import io.github.jakartainbox.inbox.text.StrictJson;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;

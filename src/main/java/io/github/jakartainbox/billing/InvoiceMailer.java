@@ -2,7 +2,7 @@ package io.github.jakartainbox.billing;
 
 import io.github.jakartainbox.inbox.DownstreamUnavailableException;
 import io.github.jakartainbox.inbox.Idempotent;
-import io.github.jakartainbox.inbox.Printable;
+import io.github.jakartainbox.inbox.text.Printable;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

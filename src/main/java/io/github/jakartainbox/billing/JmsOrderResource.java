@@ -1,8 +1,8 @@
 package io.github.jakartainbox.billing;
 
-import io.github.jakartainbox.inbox.Printable;
-import io.github.jakartainbox.inbox.StrictJson;
-import io.github.jakartainbox.inbox.Utf8;
+import io.github.jakartainbox.inbox.text.Printable;
+import io.github.jakartainbox.inbox.text.StrictJson;
+import io.github.jakartainbox.inbox.text.Utf8;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -69,10 +69,10 @@ public class JmsOrderResource {
             throw refused(Response.Status.BAD_REQUEST, BillingMessage.BILLING0235E.format("POST", PATH));
         }
         try {
-            io.github.jakartainbox.inbox.StrictJson.readObject(json); // refused here, not dead-lettered later
+            io.github.jakartainbox.inbox.text.StrictJson.readObject(json); // refused here, not dead-lettered later
         } catch (RuntimeException e) {
             throw refused(Response.Status.BAD_REQUEST, BillingMessage.BILLING0258E.format("POST", PATH,
-                    io.github.jakartainbox.inbox.Printable.of(e.getMessage(), 200)));
+                    io.github.jakartainbox.inbox.text.Printable.of(e.getMessage(), 200)));
         }
         String eventId = eventId(json);
         String messageId;

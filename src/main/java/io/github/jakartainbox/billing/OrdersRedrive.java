@@ -1,6 +1,6 @@
 package io.github.jakartainbox.billing;
 
-import io.github.jakartainbox.inbox.InboxDeadLetters.SentRecord;
+import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters.SentRecord;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.github.jakartainbox.billing;
 
-import io.github.jakartainbox.inbox.Printable;
+import io.github.jakartainbox.inbox.text.Printable;
 import jakarta.ws.rs.BadRequestException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;

@@ -1,6 +1,6 @@
 package io.github.jakartainbox.billing;
 
-import io.github.jakartainbox.inbox.Printable;
+import io.github.jakartainbox.inbox.text.Printable;
 import jakarta.json.Json;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;

@@ -1,5 +1,7 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.failure.FailureKind;
+
 /**
  * How the inbox reads a database failure, for application code that wants to answer the same way (for example a
  * REST endpoint that should answer 503 rather than 500 while the database is away).

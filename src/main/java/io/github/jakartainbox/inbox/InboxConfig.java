@@ -1,5 +1,8 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.eventid.EventIds;
+import io.github.jakartainbox.inbox.logging.InboxLog;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
@@ -91,12 +94,12 @@ public final class InboxConfig {
         }
 
         /** @return the property name of the global form: {@code inbox.<key>} */
-        String globalName() {
+        public String globalName() {
             return name.startsWith(PREFIX) ? name : PREFIX + name;
         }
 
         /** @return the property name for one consumer: {@code inbox.consumer.<consumer>.<key>} */
-        String consumerName(String consumer) {
+        public String consumerName(String consumer) {
             return CONSUMER_PREFIX + consumer + "." + name;
         }
 
@@ -167,7 +170,7 @@ public final class InboxConfig {
          * @return the parsed value
          * @throws IllegalStateException (INBOX0004E) when it does not parse
          */
-        T parse(String property, String text) {
+        public T parse(String property, String text) {
             T value = parser.apply(text);
             if (value == null) {
                 throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0004E, property, text, allowed));
@@ -177,9 +180,9 @@ public final class InboxConfig {
     }
 
     /** The namespace of every inbox key. */
-    static final String PREFIX = "inbox.";
+    public static final String PREFIX = "inbox.";
     /** The namespace of per-consumer keys: {@code inbox.consumer.<consumer>.<key>}. */
-    static final String CONSUMER_PREFIX = PREFIX + "consumer.";
+    public static final String CONSUMER_PREFIX = PREFIX + "consumer.";
 
     private static final Pattern CONSUMER_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
     private static final String POSITIVE_DURATION = "a positive ISO-8601 duration such as PT10M";
@@ -337,7 +340,7 @@ public final class InboxConfig {
      * @param key      a per-consumer key
      * @return the consumer that {@code property} sets {@code key} for, when it is {@code inbox.consumer.<c>.<key>}
      */
-    static Optional<String> consumerOf(String property, Key<?> key) {
+    public static Optional<String> consumerOf(String property, Key<?> key) {
         String suffix = "." + key.name();
         if (key.scope() == Scope.GLOBAL || !property.startsWith(CONSUMER_PREFIX) || !property.endsWith(suffix)
                 || property.length() <= CONSUMER_PREFIX.length() + suffix.length()) {

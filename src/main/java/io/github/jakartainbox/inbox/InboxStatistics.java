@@ -1,5 +1,9 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.database.InboxDatabase;
+import io.github.jakartainbox.inbox.logging.InboxLog;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
+import io.github.jakartainbox.inbox.retention.InboxPurge;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -70,11 +74,11 @@ public class InboxStatistics {
     @Inject
     InboxPurge purge;
 
-    void duplicateSkipped(String consumer) {
+    public void duplicateSkipped(String consumer) {
         duplicates.computeIfAbsent(consumer, c -> new LongAdder()).increment();
     }
 
-    void redriveForOtherSkipped(String consumer) {
+    public void redriveForOtherSkipped(String consumer) {
         redrivesForOthers.computeIfAbsent(consumer, c -> new LongAdder()).increment();
     }
 
@@ -87,11 +91,11 @@ public class InboxStatistics {
         return sum(redrivesForOthers, consumer);
     }
 
-    void retried(String consumer) {
+    public void retried(String consumer) {
         retries.computeIfAbsent(consumer, c -> new LongAdder()).increment();
     }
 
-    void transientWait(String consumer) {
+    public void transientWait(String consumer) {
         transientWaits.computeIfAbsent(consumer, c -> new LongAdder()).increment();
     }
 

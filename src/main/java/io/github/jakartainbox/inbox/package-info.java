@@ -13,7 +13,7 @@
  *       Jakarta Messaging types);</li>
  *   <li>the claim statement: {@code InboxClaim};</li>
  *   <li>grouped Kafka delivery (connector {@code inbox-kafka}: several records per transaction, offsets past
- *       transaction markers): {@link io.github.jakartainbox.inbox.InboxKafkaConnector} (attributes, checks),
+ *       transaction markers): {@link io.github.jakartainbox.inbox.kafka.InboxKafkaConnector} (attributes, checks),
  *       {@code InboxKafkaChannel} (the poll loop, groups, offsets, rebalance), {@code KafkaRecordMessage} (the
  *       messages it emits), {@code DeliveryGroup} (how the interceptor knows it runs in a group);</li>
  *   <li>event ids, their rules and where they are read from: {@code EventIds}, {@code EventIdSource} and its
@@ -22,8 +22,8 @@
  *   <li>the failure policy (retry, wait out an outage or a transient error, dead-letter):
  *       {@code FailurePolicy}, {@code FailureKind}, {@code RetryPolicy};</li>
  *   <li>dead letters: {@code DeadLetterStore} (written by the interceptor) and {@link
- *       io.github.jakartainbox.inbox.InboxDeadLetters} (read, re-drive, discard);</li>
- *   <li>retention purge: {@link io.github.jakartainbox.inbox.InboxPurge}, {@code InboxPurgeTimer},
+ *       io.github.jakartainbox.inbox.deadletter.InboxDeadLetters} (read, re-drive, discard);</li>
+ *   <li>retention purge: {@link io.github.jakartainbox.inbox.retention.InboxPurge}, {@code InboxPurgeTimer},
  *       {@code PurgeStatements};</li>
  *   <li>monthly partitions: {@code EventMonths}, {@code EventTimeSource}, and the migrations in
  *       {@code io/github/jakartainbox/inbox/db/migration-monthly};</li>

@@ -1,6 +1,6 @@
 package io.github.jakartainbox.outbox;
 
-import io.github.jakartainbox.inbox.InboxTracing;
+import io.github.jakartainbox.inbox.tracing.InboxTracing;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

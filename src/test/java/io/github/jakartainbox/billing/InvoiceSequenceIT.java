@@ -3,7 +3,7 @@ package io.github.jakartainbox.billing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.jakartainbox.inbox.TestDatabases;
+import io.github.jakartainbox.testing.TestDatabases;
 import jakarta.persistence.SequenceGenerator;
 import java.sql.Connection;
 import java.sql.ResultSet;

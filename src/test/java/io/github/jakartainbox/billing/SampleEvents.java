@@ -5,7 +5,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Properties;
 import java.util.Random;
-import io.github.jakartainbox.inbox.UuidV7;
+import io.github.jakartainbox.testing.UuidV7;
 import java.time.Instant;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;

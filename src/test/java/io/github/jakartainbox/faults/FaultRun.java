@@ -2,7 +2,7 @@ package io.github.jakartainbox.faults;
 
 import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.billing.SampleEvents.Event;
-import io.github.jakartainbox.inbox.UuidV7;
+import io.github.jakartainbox.testing.UuidV7;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.kafka.InboxKafkaConnector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -105,7 +106,7 @@ class ConfigurationDocsTest {
         Set<String> read = new TreeSet<>((Set<String>) own.get(null));
         read.removeAll(Set.of("connector", "channel-name")); // set by Reactive Messaging, never by hand
         Matcher kafkaKeys = Pattern.compile("kafka\\(?\\)?\\.(?:getProperty|putIfAbsent)\\(\"([a-z.]+)\"")
-                .matcher(Files.readString(Path.of("src/main/java/io/github/jakartainbox/inbox/InboxKafkaConnector.java")));
+                .matcher(Files.readString(Path.of("src/main/java/io/github/jakartainbox/inbox/kafka/InboxKafkaConnector.java")));
         while (kafkaKeys.find()) {
             read.add(kafkaKeys.group(1));
         }

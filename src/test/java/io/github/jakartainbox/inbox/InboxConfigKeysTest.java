@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.delivery.IdempotentExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox;
 
+import io.github.jakartainbox.inbox.logging.InboxMessage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,7 +27,7 @@ class MessagesDocsTest {
     /** @return every id of the five catalogues: inbox, outbox, billing, health, retention */
     static Set<String> catalogue() throws Exception {
         Set<String> ids = new TreeSet<>();
-        for (String type : List.of("io.github.jakartainbox.inbox.InboxMessage",
+        for (String type : List.of("io.github.jakartainbox.inbox.logging.InboxMessage",
                 "io.github.jakartainbox.outbox.OutboxMessage", "io.github.jakartainbox.billing.BillingMessage")) {
             for (Object message : Class.forName(type).getEnumConstants()) {
                 ids.add(((Enum<?>) message).name());

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.adopter.PaymentConsumer;
-import io.github.jakartainbox.inbox.UuidV7;
+import io.github.jakartainbox.testing.UuidV7;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;

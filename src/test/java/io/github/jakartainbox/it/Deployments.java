@@ -1,7 +1,7 @@
 package io.github.jakartainbox.it;
 
 import io.github.jakartainbox.billing.SampleEvents;
-import io.github.jakartainbox.inbox.UuidV7;
+import io.github.jakartainbox.testing.UuidV7;
 import io.opentelemetry.sdk.autoconfigure.spi.traces.ConfigurableSpanExporterProvider;
 import java.io.File;
 import org.jboss.shrinkwrap.api.ShrinkWrap;

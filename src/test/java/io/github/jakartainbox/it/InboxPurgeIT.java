@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.billing.SampleEvents.Event;
-import io.github.jakartainbox.inbox.InboxPurge;
-import io.github.jakartainbox.inbox.PurgeResult;
+import io.github.jakartainbox.inbox.retention.InboxPurge;
+import io.github.jakartainbox.inbox.retention.PurgeResult;
 import jakarta.enterprise.inject.spi.CDI;
 import java.net.URI;
 import java.net.http.HttpClient;

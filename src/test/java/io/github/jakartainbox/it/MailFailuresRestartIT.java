@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.jakartainbox.inbox.UuidV7;
+import io.github.jakartainbox.testing.UuidV7;
 import io.github.jakartainbox.testing.SmtpFaultProxy;
 import io.github.jakartainbox.testing.SmtpFaultProxy.Fault;
 import io.github.jakartainbox.testing.SmtpFaultProxy.Rule;

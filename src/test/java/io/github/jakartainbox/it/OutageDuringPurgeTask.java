@@ -1,6 +1,6 @@
 package io.github.jakartainbox.it;
 
-import io.github.jakartainbox.inbox.InboxPurge;
+import io.github.jakartainbox.inbox.retention.InboxPurge;
 import io.github.jakartainbox.inbox.spi.PurgeTask;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,7 +1,7 @@
 package io.github.jakartainbox.inbox.health;
 
 import io.github.jakartainbox.inbox.InboxConfig;
-import io.github.jakartainbox.inbox.InboxKafkaConnector;
+import io.github.jakartainbox.inbox.kafka.InboxKafkaConnector;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;

@@ -9,7 +9,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  *
  * <p>The id must be the producer's own stable id for the event, the same on every delivery; never a timestamp
  * or a value computed from the payload. The inbox validates and normalizes what is returned
- * ({@link io.github.jakartainbox.inbox.EventIds}).
+ * ({@link io.github.jakartainbox.inbox.eventid.EventIds}).
  */
 public interface EventIdExtractor {
 

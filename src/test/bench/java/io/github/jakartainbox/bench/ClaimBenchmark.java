@@ -3,7 +3,7 @@ package io.github.jakartainbox.bench;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.jakartainbox.bench.ClaimContenders.Contender;
-import io.github.jakartainbox.inbox.InboxClaimForBenchmarks;
+import io.github.jakartainbox.inbox.claim.InboxClaimForBenchmarks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;

@@ -1,6 +1,6 @@
 package io.github.jakartainbox.bench;
 
-import io.github.jakartainbox.inbox.InboxClaimForBenchmarks;
+import io.github.jakartainbox.inbox.claim.InboxClaimForBenchmarks;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,0 +1,119 @@
+package io.github.jakartainbox.inbox.deadletter;
+
+import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.database.InboxDatabase;
+import io.github.jakartainbox.inbox.failure.Failures;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+
+/**
+ * Records deliveries that could not be processed in table {@code inbox_dead_letter}, each with an entry in
+ * {@code inbox_dead_letter_history}, in the caller's (new) transaction. A failed event is not in {@code inbox}, so re-sending it later processes it.
+ */
+@ApplicationScoped
+public class DeadLetterStore {
+
+    private static final String INSERT = "INSERT INTO inbox_dead_letter AS d "
+            + "(consumer, event_id, payload, payload_bytes, error, attempts, first_failed_at, last_failed_at, "
+            + "payload_sha256, deliveries) VALUES (?, ?, ?, ?, ?, ?, now(), now(), ?, 1) ";
+
+    private static final String ON_CONFLICT_UPDATE = " DO UPDATE SET "
+            + "payload = EXCLUDED.payload, payload_bytes = EXCLUDED.payload_bytes, error = EXCLUDED.error, "
+            + "attempts = d.attempts + EXCLUDED.attempts, deliveries = d.deliveries + 1, "
+            + "payload_sha256 = EXCLUDED.payload_sha256, last_failed_at = now(), redriven_at = NULL, "
+            // a discarded event stays discarded when it fails again (re-delivered, or re-driven for another
+            // consumer): the operator decided it needs no processing; a re-driven one that fails is open again
+            + "resolved_by = CASE WHEN d.discarded_at IS NULL THEN NULL ELSE d.resolved_by END";
+
+    /**
+     * An event with a usable id: one row per (consumer, event id, SHA-256 of the payload), so that a second payload
+     * under the same event id keeps its own row instead of overwriting the first one's (schema version 9).
+     */
+    static final String RECORD_SQL = INSERT
+            + "ON CONFLICT (consumer, event_id, payload_sha256) WHERE event_id IS NOT NULL" + ON_CONFLICT_UPDATE;
+
+    /**
+     * A record without a usable event id: one row per (consumer, SHA-256 of the payload), so that a replayed bad
+     * record is counted on its row ({@code deliveries}) instead of adding one (schema version 7).
+     */
+    static final String RECORD_WITHOUT_ID_SQL = INSERT
+            + "ON CONFLICT (consumer, payload_sha256) WHERE event_id IS NULL" + ON_CONFLICT_UPDATE;
+
+    /** {@code payload_sha256} of a record whose payload is null (a tombstone). */
+    private static final byte[] NO_PAYLOAD = new byte[0];
+
+    private static final int MAX_ERROR_CHARS = 4000;
+
+    @Inject
+    InboxDatabase database;
+
+    /**
+     * Records a failed delivery, with its payload or, when the row with it was refused, without it.
+     *
+     * @param consumer    the consumer name
+     * @param eventId     the normalized event id, {@code null} when the event id itself was unusable
+     * @param delivery    the failed delivery
+     * @param error       the reason
+     * @param attempts    how many processing attempts were made (0 when none was possible)
+     * @param withPayload whether to store the payload; without it the error says it was not stored
+     * @throws SQLException when the insert fails
+     */
+    public void record(String consumer, String eventId, Delivery delivery, String error, int attempts, boolean withPayload)
+            throws SQLException {
+        record(consumer, eventId, withPayload ? delivery.payloadText() : null,
+                withPayload ? delivery.payloadBytes() : null,
+                withPayload ? error : "payload not stored (" + error + ")", attempts, delivery.fingerprint());
+    }
+
+    /**
+     * @param consumer the consumer name
+     * @param eventId  the normalized event id, {@code null} when the event id itself was unusable
+     * @param payload  the payload as text, may be {@code null}
+     * @param bytes    the payload's bytes when they are not UTF-8 text, else {@code null}
+     * @param error    the reason, stored (truncated to 4000 characters)
+     * @param attempts how many processing attempts were made (0 when none was possible)
+     * @param sha256   the SHA-256 of the payload as delivered ({@link Delivery#fingerprint()}), {@code null} for a
+     *                 null payload; what finds the row again when {@code eventId} is {@code null}
+     * @throws SQLException when the insert fails
+     */
+    public void record(String consumer, String eventId, String payload, byte[] bytes, String error, int attempts,
+                byte[] sha256) throws SQLException {
+        try (Connection connection = database.connection();
+             PreparedStatement insert = connection.prepareStatement(withHistory(eventId == null
+                     ? RECORD_WITHOUT_ID_SQL : RECORD_SQL))) {
+            insert.setString(1, consumer);
+            if (eventId == null) {
+                insert.setNull(2, Types.VARCHAR);
+            } else {
+                insert.setString(2, eventId);
+            }
+            insert.setString(3, Failures.storable(payload));
+            insert.setBytes(4, bytes);
+            insert.setString(5, Failures.storable(error.length() > MAX_ERROR_CHARS ? error.substring(0, MAX_ERROR_CHARS) : error));
+            insert.setInt(6, attempts);
+            insert.setBytes(7, sha256 == null ? NO_PAYLOAD : sha256);
+            insert.setInt(8, attempts);
+            insert.setString(9, Failures.storable(DeadLetterHistory.shortError(error)));
+            try (ResultSet rs = insert.executeQuery()) {
+                if (rs.next()) {
+                    DeadLetterHistory.trim(connection, rs.getLong(1));
+                }
+            }
+        }
+    }
+
+    /**
+     * @param record the row's upsert
+     * @return it, with the delivery's entry in {@code inbox_dead_letter_history} (schema version 11) added by the same
+     *         statement; answers the dead letter's id
+     */
+    static String withHistory(String record) {
+        return "WITH written AS (" + record + " RETURNING d.id) INSERT INTO inbox_dead_letter_history "
+                + "(dead_letter_id, kind, attempts, error) SELECT id, 'failed', ?, ? FROM written RETURNING dead_letter_id";
+    }
+}

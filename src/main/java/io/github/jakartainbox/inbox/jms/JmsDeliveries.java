@@ -1,0 +1,363 @@
+package io.github.jakartainbox.inbox.jms;
+
+import io.github.jakartainbox.inbox.InboxConfig;
+import io.github.jakartainbox.inbox.InboxStatistics;
+import io.github.jakartainbox.inbox.UnprocessableEventException;
+import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.claim.InboxClaim;
+import io.github.jakartainbox.inbox.database.InboxDatabase;
+import io.github.jakartainbox.inbox.database.InboxTransactions;
+import io.github.jakartainbox.inbox.deadletter.DeadLetterStore;
+import io.github.jakartainbox.inbox.delivery.ConsumerSettings;
+import io.github.jakartainbox.inbox.delivery.IdempotentInterceptor;
+import io.github.jakartainbox.inbox.delivery.InboxConsumers;
+import io.github.jakartainbox.inbox.delivery.InboxLifecycle;
+import io.github.jakartainbox.inbox.failure.FailureKind;
+import io.github.jakartainbox.inbox.failure.FailurePolicy;
+import io.github.jakartainbox.inbox.failure.Failures;
+import io.github.jakartainbox.inbox.logging.InboxLog;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
+import io.github.jakartainbox.inbox.tracing.DeliveryOutcome;
+import io.github.jakartainbox.inbox.tracing.DeliverySpan;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.interceptor.InvocationContext;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * A message-driven bean's {@code @Idempotent onMessage(jakarta.jms.Message)}: the claim joins the bean's
+ * container-managed transaction (attribute REQUIRED), which also holds the message's consumption, so the inbox row,
+ * the business change and the consumption commit together.
+ *
+ * <ul>
+ *   <li>A duplicate (its event id already in the inbox) is consumed without calling the method.</li>
+ *   <li>A delivery whose event id is unusable, or whose payload differs from the processed one, is dead-lettered at
+ *       once (in its own transaction) and consumed: no work was done in the bean's transaction.</li>
+ *   <li>A failed attempt marks the bean's transaction rollback-only and returns: the container rolls back the claim,
+ *       the work and the consumption, and the provider redelivers the message ({@code JMSXDeliveryCount} + 1). The
+ *       decision is {@link FailurePolicy}'s, as for the Kafka path: an unclassified failure uses one of
+ *       {@code retry.max-attempts}; a permanent one (data the database refuses, {@link UnprocessableEventException})
+ *       ends at once; transient errors are retried within {@code retry.transient-budget}; an outage uses no attempt
+ *       (the delivery waits in place up to {@code jms.outage-wait} first, so that redeliveries do not spin).</li>
+ *   <li>A transaction that does not commit after the method returned (a deferred constraint, a flush or the commit
+ *       itself failing) counts as a failed attempt too (a JTA synchronization sees it, {@code INBOX0710E}).</li>
+ *   <li>When the policy decides on a dead letter, the work cannot be undone while the consumption commits in the same
+ *       transaction: the decision is kept, the transaction rolls back, and the <em>next</em> delivery of the message
+ *       records the dead letter (its own transaction) and is consumed without calling the method. Never an endless
+ *       redelivery loop.</li>
+ * </ul>
+ *
+ * <p>The failures of a message are counted in this server's memory, per consumer and {@code JMSMessageID} (the
+ * provider redelivers a message to the server that holds its queue). After a restart a message gets
+ * {@code retry.max-attempts} attempts again; the count stays bounded. No class here names a Jakarta Messaging type
+ * (only {@link JmsMessages} does), so the library loads on servers without a messaging feature.
+ */
+@ApplicationScoped
+public class JmsDeliveries {
+
+    /** The most messages whose failures are remembered at once; the oldest are forgotten first. */
+    static final int MAX_TRACKED = 10_000;
+
+    @Inject
+    InboxTransactions transactions;
+    @Inject
+    InboxClaim inbox;
+    @Inject
+    InboxDatabase database;
+    @Inject
+    DeadLetterStore deadLetters;
+    @Inject
+    InboxStatistics statistics;
+    @Resource
+    TransactionSynchronizationRegistry registry;
+
+    /** A message that failed before: its policy tracker, and a dead letter decided for its next delivery. */
+    private static final class Failing {
+        final FailurePolicy.Tracker tracker;
+        String eventId;
+        Throwable verdict;
+        int attempts;
+
+        Failing(FailurePolicy.Tracker tracker) {
+            this.tracker = tracker;
+        }
+    }
+
+    private final Map<String, Failing> failing = java.util.Collections.synchronizedMap(
+            new LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Failing> eldest) {
+                    return size() > MAX_TRACKED;
+                }
+            });
+
+    private final Map<java.lang.reflect.Method, Duration> outageWaits = new ConcurrentHashMap<>();
+
+    /**
+     * @param context  the intercepted {@code onMessage}
+     * @param consumer the consumer's settings
+     * @param delivery the delivery, {@link Delivery#jms()} set
+     * @param span     the delivery's trace span ({@link DeliverySpan#NONE} without tracing)
+     * @return the method's result, {@code null} when it was not called
+     * @throws IllegalStateException (INBOX0706E) when no JTA transaction is active
+     */
+    public Object deliver(InvocationContext context, ConsumerSettings consumer, Delivery delivery, DeliverySpan span)
+            throws Exception {
+        if (!transactions.active()) {
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0706E, consumer.name(),
+                    context.getMethod().getDeclaringClass().getName() + "." + context.getMethod().getName()));
+        }
+        String messageId = messageId(delivery);
+        String key = consumer.name() + '\u0000' + messageId;
+        Failing before = failing.get(key);
+        if (before != null && before.verdict != null) {
+            InboxLog.log(InboxMessage.INBOX0707E, consumer.name(), messageId, before.attempts,
+                    JmsMessages.deliveryCount(delivery.jms()), Failures.describe(before.verdict));
+            span.eventId(before.eventId);
+            if (deadLetter(consumer, before.eventId, delivery, messageId, before.verdict, before.attempts)) {
+                failing.remove(key);
+                span.outcome(DeliveryOutcome.DEAD_LETTERED, before.verdict);
+            }
+            return null;
+        }
+        String eventId;
+        try {
+            eventId = consumer.eventId(delivery);
+        } catch (RuntimeException e) {
+            InboxLog.log(InboxMessage.INBOX0204E, consumer.name(), Failures.describe(e));
+            deadLetter(consumer, null, delivery, messageId, e, 0);
+            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
+            return null;
+        }
+        span.eventId(eventId);
+        LocalDate month;
+        try {
+            month = inbox.partitionMonth(consumer, delivery, eventId);
+        } catch (UnprocessableEventException e) {
+            deadLetter(consumer, eventId, delivery, messageId, e, 0);
+            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
+            return null;
+        }
+        try {
+            InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, consumer.fingerprint(delivery), month);
+            if (claim != InboxClaim.Result.NEW) {
+                failing.remove(key);
+                skipped(consumer, eventId, delivery, messageId, claim);
+                span.outcome(IdempotentInterceptor.skippedOutcome(claim), null);
+                return null;
+            }
+            Object result = context.proceed();
+            failing.remove(key);
+            watchCommit(consumer, key, messageId, eventId);
+            span.outcome(DeliveryOutcome.PROCESSED, null); // as far as the inbox knows: the container commits
+            return result;
+        } catch (Exception failure) {
+            span.outcome(DeliveryOutcome.RETRIED, failure); // rolled back: the provider redelivers the message
+            failed(context.getMethod(), consumer, key, messageId, eventId, delivery, failure);
+            return null;
+        }
+    }
+
+    /** The attempt failed: decide, wait where the policy says so, and have the container roll back. */
+    private void failed(java.lang.reflect.Method method, ConsumerSettings consumer, String key, String messageId, String eventId, Delivery delivery,
+                        Exception failure) {
+        rollbackOnly();
+        Failing state = failing.computeIfAbsent(key, k -> new Failing(consumer.failurePolicy().newDelivery()));
+        FailurePolicy.Decision decision;
+        synchronized (state) {
+            decision = state.tracker.failed(failure);
+            state.eventId = eventId;
+            if (decision.action() == FailurePolicy.Action.DEAD_LETTER) {
+                state.verdict = decision.reason();
+                state.attempts = Math.max(decision.attempts(), 1);
+            }
+        }
+        int deliveryCount = JmsMessages.deliveryCount(delivery.jms());
+        String cause = Failures.describe(failure);
+        if (decision.action() == FailurePolicy.Action.DEAD_LETTER) {
+            InboxLog.log(InboxMessage.INBOX0704W, consumer.name(), eventId, messageId, deliveryCount,
+                    decision.attempts(), consumer.retry().maxAttempts(), 0, cause);
+            return;
+        }
+        if (decision.kind() == FailureKind.OUTAGE || decision.kind() == FailureKind.UNAVAILABLE
+                || decision.kind() == FailureKind.TRANSIENT) {
+            statistics.transientWait(consumer.name()); // a wait that uses no attempt
+        } else {
+            statistics.retried(consumer.name());
+        }
+        switch (decision.kind()) {
+            case OUTAGE -> {
+                Duration wait = outageWait(method);
+                InboxLog.log(InboxMessage.INBOX0705W, consumer.name(), eventId, messageId, wait, cause);
+                waitForDatabase(consumer, wait);
+            }
+            case UNAVAILABLE -> {
+                long waitMillis = decision.delay().toMillis();
+                InboxLog.log(InboxMessage.INBOX0227W, consumer.name(), eventId, String.valueOf(waitMillis), cause);
+                pause(waitMillis);
+            }
+            case TRANSIENT -> {
+                long waitMillis = decision.delay().toMillis();
+                InboxLog.log(InboxMessage.INBOX0205W, consumer.name(), eventId, FailureKind.sqlState(failure),
+                        decision.waited(), consumer.failurePolicy().transientBudget(), waitMillis, cause);
+                pause(waitMillis);
+            }
+            default -> {
+                long waitMillis = decision.delay().toMillis();
+                InboxLog.log(InboxMessage.INBOX0704W, consumer.name(), eventId, messageId, deliveryCount,
+                        decision.attempts(), consumer.retry().maxAttempts(), waitMillis, cause);
+                pause(waitMillis);
+            }
+        }
+    }
+
+    /**
+     * The method returned, but the container commits after it: a failure then (a deferred constraint, a flush at
+     * commit, the commit itself) rolls back and the message comes again without this class seeing an exception.
+     * Counted as an attempt here, so that such a message too ends as a dead letter rather than coming forever.
+     */
+    private void watchCommit(ConsumerSettings consumer, String key, String messageId, String eventId) {
+        registry.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                if (status == Status.STATUS_COMMITTED) {
+                    return;
+                }
+                Exception notCommitted = new IllegalStateException(InboxLog.format(InboxMessage.INBOX0710E,
+                        consumer.name(), messageId, status));
+                Failing state = failing.computeIfAbsent(key, k -> new Failing(consumer.failurePolicy().newDelivery()));
+                synchronized (state) {
+                    FailurePolicy.Decision decision = state.tracker.failed(notCommitted);
+                    state.eventId = eventId;
+                    if (decision.action() == FailurePolicy.Action.DEAD_LETTER) {
+                        state.verdict = decision.reason();
+                        state.attempts = Math.max(decision.attempts(), 1);
+                    }
+                    InboxLog.log(InboxMessage.INBOX0704W, consumer.name(), eventId, messageId, "(after the method)",
+                            decision.attempts(), consumer.retry().maxAttempts(), 0, notCommitted.getMessage());
+                }
+            }
+        });
+    }
+
+    private void skipped(ConsumerSettings consumer, String eventId, Delivery delivery, String messageId,
+                         InboxClaim.Result claim) {
+        statistics.duplicateSkipped(consumer.name());
+        if (claim == InboxClaim.Result.DUPLICATE) {
+            InboxLog.log(InboxMessage.INBOX0101I, consumer.name(), eventId);
+            return;
+        }
+        InboxLog.log(InboxMessage.INBOX0102E, consumer.name(), eventId);
+        deadLetter(consumer, eventId, delivery, messageId, new UnprocessableEventException(
+                InboxLog.format(InboxMessage.INBOX0103E, eventId, consumer.name())), 0);
+    }
+
+    /**
+     * Records the dead letter in its own transaction (the bean's is suspended meanwhile). When that fails the bean's
+     * transaction is marked rollback-only: the message stays on its queue and its next delivery tries again; nothing
+     * is consumed that was not recorded.
+     *
+     * @return whether it was recorded
+     */
+    private boolean deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, String messageId,
+                               Throwable reason, int attempts) {
+        String error = Failures.describe(reason);
+        for (boolean withPayload : new boolean[] {true, false}) {
+            try {
+                transactions.inNewTransaction(() -> {
+                    deadLetters.record(consumer.name(), eventId, delivery, error, attempts, withPayload);
+                    return null;
+                });
+                InboxLog.log(InboxMessage.INBOX0708E, consumer.name(), messageId, error);
+                return true;
+            } catch (Exception e) {
+                FailureKind kind = FailureKind.of(e);
+                InboxLog.log(InboxMessage.INBOX0709E, consumer.name(), messageId, Failures.describe(e));
+                if (kind == FailureKind.OUTAGE || kind == FailureKind.TRANSIENT) {
+                    break; // the row is not at fault: the next delivery tries again with the payload
+                }
+            }
+        }
+        String key = consumer.name() + '\u0000' + messageId;
+        Failing state = failing.computeIfAbsent(key, k -> new Failing(consumer.failurePolicy().newDelivery()));
+        synchronized (state) {
+            state.eventId = eventId;
+            state.verdict = reason;
+            state.attempts = attempts;
+        }
+        rollbackOnly();
+        return false;
+    }
+
+    private void rollbackOnly() {
+        if (transactions.isActive()) {
+            registry.setRollbackOnly();
+        }
+    }
+
+    private static String messageId(Delivery delivery) {
+        try {
+            String id = JmsMessages.messageId(delivery.jms());
+            return id == null ? "(no JMSMessageID)" : id;
+        } catch (RuntimeException e) {
+            return "(no JMSMessageID)";
+        }
+    }
+
+    /** @return {@code jms.outage-wait} for the method's consumer, read once per method */
+    private Duration outageWait(java.lang.reflect.Method method) {
+        return outageWaits.computeIfAbsent(method, m -> InboxConfig.JMS_OUTAGE_WAIT.get(
+                ConfigProvider.getConfig(), InboxConsumers.annotatedConsumer(m)));
+    }
+
+    /**
+     * Waits in place, up to {@code wait}, until the database gives a connection again (checked every retry delay,
+     * in a transaction of its own, the bean's suspended), so that the redelivery finds it back.
+     */
+    private void waitForDatabase(ConsumerSettings consumer, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        for (int round = 1; System.nanoTime() < deadline; round++) {
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            pause(Math.min(left, consumer.retry().delayAfter(round + 1).toMillis()));
+            try {
+                Boolean answers = transactions.inNewTransaction(() -> {
+                    try (Connection connection = database.connection()) {
+                        return connection.isValid(5);
+                    }
+                });
+                if (Boolean.TRUE.equals(answers)) {
+                    return;
+                }
+            } catch (Exception e) {
+                // still away: wait on
+            }
+        }
+    }
+
+    /** Sleeps, ending at once when the application stops (the transaction then rolls back, the message stays). */
+    private static void pause(long millis) {
+        long deadline = System.nanoTime() + Math.max(millis, 0) * 1_000_000L;
+        try {
+            for (long left = millis; left > 0 && !InboxLifecycle.stopping();
+                 left = (deadline - System.nanoTime()) / 1_000_000L) {
+                Thread.sleep(Math.min(left, 250));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

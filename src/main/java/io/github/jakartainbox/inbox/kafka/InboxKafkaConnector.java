@@ -1,0 +1,297 @@
+package io.github.jakartainbox.inbox.kafka;
+
+import io.github.jakartainbox.inbox.claim.InboxClaim;
+import io.github.jakartainbox.inbox.database.InboxDatabase;
+import io.github.jakartainbox.inbox.failure.Failures;
+import io.github.jakartainbox.inbox.logging.InboxLog;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.UserTransaction;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.eclipse.microprofile.reactive.messaging.spi.Connector;
+import org.eclipse.microprofile.reactive.messaging.spi.IncomingConnectorFactory;
+import org.eclipse.microprofile.reactive.streams.operators.PublisherBuilder;
+import org.eclipse.microprofile.reactive.streams.operators.ReactiveStreams;
+
+/**
+ * The {@code inbox-kafka} connector: Kafka delivery for {@code @Incoming} + {@code @Idempotent} methods that runs
+ * several consecutive records of a channel in one JTA transaction and commits offsets that never stop at a Kafka
+ * transaction marker or a compaction gap. Declared per channel with
+ * {@code mp.messaging.incoming.<channel>.connector=inbox-kafka}; public because CDI and Reactive Messaging need it,
+ * not to be called.
+ *
+ * <p>Why its own poll loop rather than a wrapper around {@code liberty-kafka}: that connector commits only the
+ * contiguous prefix of acknowledged offsets, and the offset of a transaction marker (or of a record removed by
+ * compaction) is never delivered, so never acknowledged; its commits stop there for good. Committing from a second
+ * client is refused while the group has members (classic group protocol). A consumer owned here commits its
+ * position ({@code KafkaConsumer.position}), which is past markers and gaps.
+ *
+ * <p>Channel attributes: every key the Kafka consumer knows ({@code bootstrap.servers}, {@code group.id},
+ * deserializers, security...), on the channel ({@code mp.messaging.incoming.<channel>.<key>}) or for all channels
+ * of the connector ({@code mp.messaging.connector.inbox-kafka.<key>}); {@code topic} (comma-separated; default the
+ * channel name); {@code group.max-size} (default 100; 1 is the per-message mode); {@code group.claim}
+ * ({@code multi-row}, the default: one INSERT claims a group's events at its first delivery; or {@code per-message});
+ * {@code group.timeout} (ISO-8601,
+ * default {@code PT30S}: the JTA timeout of a group's transaction; a group takes no further record after half of
+ * it); {@code commit-lag.alert} (ISO-8601, default {@code PT2M}: a partition whose committed offset stays behind its
+ * processed records for longer is logged, {@code INBOX0608W}, and shown by health); {@code offset-store}
+ * ({@code database}, the default: each group's offsets are also written to the inbox's table
+ * {@code inbox_kafka_offset} in the group's transaction and read at assignment, so that a database failover that
+ * loses commits loses their offsets with them, see {@link OffsetChoice}; or {@code kafka}: Kafka's committed offsets
+ * only). Defaults differing from the
+ * Kafka client's: {@code isolation.level=read_committed}, {@code enable.auto.commit=false} (required).
+ * Needs the feature {@code concurrent-3.0} ({@code INBOX0600E}).
+ */
+@ApplicationScoped
+@Connector(InboxKafkaConnector.NAME)
+public class InboxKafkaConnector implements IncomingConnectorFactory {
+
+    /** The connector's name, the value of {@code mp.messaging.incoming.<channel>.connector}. */
+    public static final String NAME = "inbox-kafka";
+
+    /** Attributes read by the connector itself, never handed to the Kafka consumer. */
+    private static final Set<String> OWN = Set.of("connector", "channel-name", "topic", "group.max-size",
+            "group.claim", "group.timeout", "commit-lag.alert", "concurrency", "offset-store",
+            // liberty-kafka's own options, so that a channel can switch connectors without a warning from Kafka
+            "unacked.limit", "fast.ack", "context.service", "creation.retry.seconds");
+
+    private static final Map<String, InboxKafkaChannel> CHANNELS = new ConcurrentHashMap<>();
+
+    @Inject
+    InboxClaim inbox;
+
+    @Inject
+    InboxDatabase database;
+
+    @Resource
+    UserTransaction transaction;
+
+    @Override
+    public PublisherBuilder<? extends Message<?>> getPublisherBuilder(Config config) {
+        InboxKafkaChannel.Settings settings = settings(config);
+        try {
+            // the Kafka client checks its configuration when it is made (no connection yet): fail the deployment
+            // rather than a poll thread that retries a consumer that can never be made
+            new KafkaConsumer<>(settings.kafka()).close(Duration.ZERO);
+        } catch (KafkaException e) {
+            throw invalid(settings.channel(), "the Kafka consumer refuses its configuration: "
+                    + Failures.describe(e));
+        }
+        ManagedThreadFactory threads;
+        try {
+            threads = (ManagedThreadFactory) new InitialContext().lookup("java:comp/DefaultManagedThreadFactory");
+        } catch (NamingException | RuntimeException | NoClassDefFoundError e) {
+            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0600E, settings.channel(),
+                    Failures.describe(e)), e);
+        }
+        InboxKafkaChannel channel = new InboxKafkaChannel(settings, threads, transaction, inbox,
+                new KafkaOffsets(database));
+        InboxKafkaChannel earlier = CHANNELS.put(settings.channel(), channel);
+        if (earlier != null) {
+            earlier.stop();
+        }
+        InboxLog.log(InboxMessage.INBOX0602I, settings.channel(), settings.topics(), settings.groupId(),
+                String.valueOf(settings.maxGroupSize()), settings.groupTimeout(),
+                settings.kafka().getProperty("isolation.level"));
+        return ReactiveStreams.fromPublisher(channel);
+    }
+
+    /**
+     * Reads and checks a channel's attributes.
+     *
+     * @param config the channel's configuration, as the Reactive Messaging engine hands it to the connector
+     * @return the settings
+     * @throws IllegalArgumentException ({@code INBOX0601E}) naming the attribute that is missing or wrong
+     */
+    static InboxKafkaChannel.Settings settings(Config config) {
+        String channel = config.getOptionalValue("channel-name", String.class).orElse("?");
+        Properties kafka = new Properties();
+        for (String name : config.getPropertyNames()) {
+            if (!OWN.contains(name)) {
+                config.getOptionalValue(name, String.class).ifPresent(value -> kafka.setProperty(name, value));
+            }
+        }
+        String topic = config.getOptionalValue("topic", String.class).map(String::trim).orElse("");
+        if (topic.isEmpty()) {
+            if (channel.contains("$")) {
+                // SmallRye's concurrency attribute names the copies <channel>$1, <channel>$2...
+                throw invalid(channel, "with 'concurrency' each copy of the channel is named " + channel
+                        + ", so the topic would default to that name: set mp.messaging.incoming."
+                        + channel.substring(0, channel.indexOf('$')) + ".topic to the topic to read");
+            }
+            topic = channel;
+        }
+        List<String> topics = Arrays.stream(topic.split(",")).map(String::trim).filter(t -> !t.isEmpty()).toList();
+        String groupId = kafka.getProperty("group.id", "").trim();
+        if (groupId.isEmpty()) {
+            throw invalid(channel, "group.id is not set: set mp.messaging.incoming." + baseName(channel)
+                    + ".group.id to the consumer group (the committed offsets are kept under it)");
+        }
+        if ("true".equalsIgnoreCase(kafka.getProperty("enable.auto.commit", "false").trim())) {
+            throw invalid(channel, "enable.auto.commit=true would commit offsets of records not yet processed; "
+                    + "remove it (the connector commits after each group's transaction)");
+        }
+        kafka.setProperty("enable.auto.commit", "false");
+        kafka.putIfAbsent("isolation.level", "read_committed");
+        kafka.putIfAbsent("client.id", "inbox-kafka-" + channel.replace('$', '-'));
+        int maxGroupSize = integer(config, channel, "group.max-size", 100, 1, 10_000);
+        Duration groupTimeout = duration(config, channel, "group.timeout", Duration.ofSeconds(30));
+        if (groupTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw invalid(channel, "group.timeout is " + groupTimeout + "; it must be at least PT1S");
+        }
+        long maxPollInterval = Long.parseLong(kafka.getProperty("max.poll.interval.ms", "300000").trim());
+        if (groupTimeout.toMillis() >= maxPollInterval) {
+            throw invalid(channel, "group.timeout " + groupTimeout + " is not shorter than max.poll.interval.ms "
+                    + maxPollInterval + ": a group could outlive the consumer's membership of its group; "
+                    + "lower group.timeout or raise max.poll.interval.ms");
+        }
+        Duration lag = duration(config, channel, "commit-lag.alert", Duration.ofMinutes(2));
+        String claim = config.getOptionalValue("group.claim", String.class).map(String::trim).orElse("multi-row");
+        if (!claim.equals("multi-row") && !claim.equals("per-message")) {
+            throw invalid(channel, "group.claim is '" + claim + "'; it must be multi-row (one INSERT claims a "
+                    + "group's events) or per-message (one INSERT per event)");
+        }
+        String store = config.getOptionalValue("offset-store", String.class).map(String::trim).orElse("database");
+        if (!store.equals("database") && !store.equals("kafka")) {
+            throw invalid(channel, "offset-store is '" + store + "'; it must be database (offsets written in each "
+                    + "group's transaction, so that a database failover loses none) or kafka (Kafka's committed "
+                    + "offsets only)");
+        }
+        return new InboxKafkaChannel.Settings(channel, kafka, topics, groupId, maxGroupSize, groupTimeout,
+                Duration.ofMillis(500), lag, claim.equals("multi-row"), store.equals("database"));
+    }
+
+    private static String baseName(String channel) {
+        int dollar = channel.indexOf('$');
+        return dollar < 0 ? channel : channel.substring(0, dollar);
+    }
+
+    private static int integer(Config config, String channel, String key, int defaultValue, int min, int max) {
+        String text = config.getOptionalValue(key, String.class).map(String::trim).orElse("");
+        if (text.isEmpty()) {
+            return defaultValue;
+        }
+        try {
+            int value = Integer.parseInt(text);
+            if (value >= min && value <= max) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw invalid(channel, key + " is '" + text + "'; it must be an integer from " + min + " to " + max);
+    }
+
+    private static Duration duration(Config config, String channel, String key, Duration defaultValue) {
+        String text = config.getOptionalValue(key, String.class).map(String::trim).orElse("");
+        if (text.isEmpty()) {
+            return defaultValue;
+        }
+        try {
+            Duration value = Duration.parse(text);
+            if (!value.isNegative() && !value.isZero()) {
+                return value;
+            }
+        } catch (DateTimeParseException e) {
+            // reported below
+        }
+        throw invalid(channel, key + " is '" + text + "'; it must be a positive ISO-8601 duration such as PT30S");
+    }
+
+    private static IllegalArgumentException invalid(String channel, String what) {
+        String text = InboxLog.format(InboxMessage.INBOX0601E, channel, what);
+        InboxLog.LOG.severe(text);
+        return new IllegalArgumentException(text);
+    }
+
+    /**
+     * A partition whose committed offset has stayed behind the records processed from it.
+     *
+     * @param partition the partition, {@code <topic>-<n>}
+     * @param behindFor how long its commit has been behind
+     * @param alertAfter the channel's {@code commit-lag.alert}
+     */
+    public record CommitLag(String partition, Duration behindFor, Duration alertAfter) {
+    }
+
+    /**
+     * For the health check ({@code io.github.jakartainbox.inbox.health.InboxChannelsCheck}): the partitions of an
+     * {@code inbox-kafka} channel of this server whose committed offset has been behind the processed records for
+     * longer than the channel's {@code commit-lag.alert}.
+     *
+     * @param channel the channel name
+     * @return those partitions, empty when every commit is up to date or the channel is not of this connector
+     */
+    public static List<CommitLag> commitLag(String channel) {
+        long now = System.nanoTime();
+        // the channel, or the copies SmallRye's concurrency attribute made of it (<channel>$1, <channel>$2...)
+        return CHANNELS.entrySet().stream()
+                .filter(e -> e.getKey().equals(channel) || e.getKey().startsWith(channel + "$"))
+                .flatMap(e -> {
+                    Duration alert = e.getValue().settings().lagWarning();
+                    return e.getValue().behindSince().entrySet().stream()
+                            .map(b -> new CommitLag(b.getKey().toString(), Duration.ofNanos(now - b.getValue()), alert))
+                            .filter(l -> l.behindFor().compareTo(alert) > 0);
+                }).toList();
+    }
+
+    /**
+     * For the health check: rows of the channel's consumer group in {@code inbox_kafka_offset} for partitions that
+     * none of its topics has (a topic deleted, a partition count lowered), found when its partitions were first
+     * assigned.
+     *
+     * @param channel the channel name
+     * @return those partitions ({@code <topic>-<n>}), empty when there are none or the channel is not of this
+     *         connector
+     */
+    public static List<String> offsetRowsNotRead(String channel) {
+        return CHANNELS.entrySet().stream()
+                .filter(e -> e.getKey().equals(channel) || e.getKey().startsWith(channel + "$"))
+                .flatMap(e -> e.getValue().rowsNotRead().stream()).distinct().sorted().toList();
+    }
+
+    /** @return the channels of this connector in the application, by channel name */
+    static Map<String, InboxKafkaChannel> channels() {
+        return Map.copyOf(CHANNELS);
+    }
+
+    /** Stops every channel (see {@link #stopAll()}); a second call finds nothing left to stop. */
+    @PreDestroy
+    void stop() {
+        stopAll();
+    }
+
+    /**
+     * Stops every channel of the application and waits for each: the group in flight commits, done offsets are
+     * committed synchronously, the consumer closes. Logs {@code INBOX0611I} when there was a channel to stop.
+     */
+    public static void stopAll() {
+        if (CHANNELS.isEmpty()) {
+            return;
+        }
+        long start = System.nanoTime();
+        List<InboxKafkaChannel> stopping = List.copyOf(CHANNELS.values());
+        stopping.forEach(InboxKafkaChannel::stop);
+        stopping.forEach(c -> c.awaitStopped(c.settings().groupTimeout().plusSeconds(5)));
+        stopping.forEach(c -> CHANNELS.remove(c.settings().channel(), c));
+        InboxLog.log(InboxMessage.INBOX0611I, stopping.stream().map(c -> c.settings().channel()).sorted().toList()
+                .toString(), String.valueOf(Duration.ofNanos(System.nanoTime() - start).toMillis()));
+    }
+}

@@ -1,0 +1,115 @@
+package io.github.jakartainbox.inbox.kafka;
+
+import io.github.jakartainbox.inbox.claim.DeferredAckMessage;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.eclipse.microprofile.reactive.messaging.Message;
+
+/**
+ * A Kafka record as the {@code inbox-kafka} connector hands it to a channel: its payload is the record's
+ * deserialized value, {@code unwrap(ConsumerRecord.class)} returns the record (as with {@code liberty-kafka}), and
+ * its acknowledgement only settles it: the connector decides when the offset may move (after the group's commit,
+ * or after the per-message path acknowledged it).
+ *
+ * <p>A dynamic proxy of the runtime's {@link Message} interface, so that the methods SmallRye adds to it
+ * ({@code ack(Metadata)}, {@code getAckWithMetadata()}, ...) reach the same acknowledgement.
+ */
+public final class KafkaRecordMessage implements InvocationHandler {
+
+    private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
+
+    /**
+     * The message the {@code inbox-kafka} connector is delivering on this thread (the channel's method runs on the
+     * poll thread), so that the inbox reaches the record's headers when the method takes only the payload.
+     */
+    public static final ThreadLocal<KafkaRecordMessage> DELIVERING = new ThreadLocal<>();
+
+    private final ConsumerRecord<?, ?> record;
+    /** Completes on the first acknowledgement: with {@code null}, or with the reason of a negative one. */
+    private final CompletableFuture<Throwable> settled = new CompletableFuture<>();
+    private final Message<?> message;
+
+    public KafkaRecordMessage(ConsumerRecord<?, ?> record) {
+        this.record = record;
+        this.message = (Message<?>) Proxy.newProxyInstance(KafkaRecordMessage.class.getClassLoader(),
+                new Class<?>[] {Message.class}, this);
+    }
+
+    ConsumerRecord<?, ?> record() {
+        return record;
+    }
+
+    /** @return the message to emit */
+    public Message<?> message() {
+        return message;
+    }
+
+    /** @return completes when the message is acknowledged ({@code null}) or nacked (the reason) */
+    CompletableFuture<Throwable> settled() {
+        return settled;
+    }
+
+    private CompletionStage<Void> nacked(Object reason) {
+        settled.complete(reason instanceof Throwable t ? t : new IllegalStateException("nacked without a reason"));
+        return DONE;
+    }
+
+    private CompletionStage<Void> acked() {
+        settled.complete(null);
+        return DONE;
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        String name = method.getName();
+        Object[] arguments = args == null ? new Object[0] : args;
+        if (method.getDeclaringClass() == Object.class) {
+            return switch (name) {
+                case "equals" -> proxy == arguments[0];
+                case "hashCode" -> System.identityHashCode(proxy);
+                default -> "KafkaRecordMessage[" + record.topic() + "-" + record.partition() + "@" + record.offset()
+                        + "]";
+            };
+        }
+        switch (name) {
+            case "getPayload":
+                return record.value();
+            case "ack":
+                return acked();
+            case "nack":
+                return nacked(arguments.length > 0 ? arguments[0] : null);
+            case "unwrap":
+                Class<?> type = (Class<?>) arguments[0];
+                if (type != null && type.isInstance(record)) {
+                    return record;
+                }
+                if (type != null && type.isInstance(proxy)) {
+                    return proxy;
+                }
+                throw new IllegalArgumentException("a Kafka record message cannot be unwrapped to " + type
+                        + "; use ConsumerRecord");
+            default:
+                break;
+        }
+        if (name.startsWith("getAck")) {
+            return DeferredAckMessage.function(method.getReturnType(), reason -> acked());
+        }
+        if (name.startsWith("getNack")) {
+            return DeferredAckMessage.function(method.getReturnType(), this::nacked);
+        }
+        if (method.isDefault()) {
+            return InvocationHandler.invokeDefault(proxy, method, args);
+        }
+        try {
+            // getMetadata() and the like: those of a plain message with the same payload (no metadata)
+            return method.invoke(Message.of(record.value()), args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.github.jakartainbox.inbox.claim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import java.util.List;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A group's delivery reuses the event id, fingerprint and month read ahead only when it is, by reference, the very
+ * message and payload read then; anything else (a converter's new payload, another message) reads its own.
+ */
+class GroupClaimsTest {
+
+    private static final String JSON = "{\"event_id\":\"1f0c3e5e-6a3b-4f0e-9a3e-0c6f1f2a3b4c\"}";
+
+    private static GroupClaims readAhead(Delivery... predicted) {
+        List<InboxClaim.Claim> claims = java.util.Arrays.stream(predicted)
+                .map(d -> new InboxClaim.Claim("id-of-" + d.payload(), d.fingerprint(), null)).toList();
+        InboxClaim.Result[] results = new InboxClaim.Result[predicted.length];
+        java.util.Arrays.fill(results, InboxClaim.Result.NEW);
+        return new GroupClaims(null, "c", claims, results, List.of(predicted));
+    }
+
+    @Test
+    void theSamePayloadObjectOfAPayloadMethodTakesTheReadAhead() {
+        String payload = new String(JSON);
+        GroupClaims group = readAhead(new Delivery(payload, null, -1));
+        InboxClaim.Claim claim = group.readAheadFor(0, new Delivery(payload, null, -1));
+        assertEquals("id-of-" + payload, claim.eventId());
+    }
+
+    @Test
+    void anEqualButOtherPayloadObjectReadsItsOwn() {
+        GroupClaims group = readAhead(new Delivery(new String(JSON), null, -1));
+        assertNull(group.readAheadFor(0, new Delivery(new String(JSON), null, -1)),
+                "a converter made a new payload: it is read again, and checked against the read-ahead");
+    }
+
+    @Test
+    void theSameMessageTakesTheReadAheadAnotherMessageWithTheSamePayloadDoesNot() {
+        byte[] payload = JSON.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Message<byte[]> message = Message.of(payload);
+        GroupClaims group = readAhead(new Delivery(payload, message, 0));
+        assertSame(group.readAheadFor(0, new Delivery(payload, message, 0)),
+                group.readAheadFor(0, new Delivery(payload, message, 0)));
+        assertEquals("id-of-" + payload, group.readAheadFor(0, new Delivery(payload, message, 0)).eventId());
+        assertNull(group.readAheadFor(0, new Delivery(payload, Message.of(payload), 0)),
+                "another message object may carry other metadata (a header event id): read again");
+    }
+
+    @Test
+    void eachPositionHasItsOwnReadAheadAndANullPayloadNone() {
+        String first = new String(JSON);
+        String second = new String(JSON);
+        GroupClaims group = readAhead(new Delivery(first, null, -1), new Delivery(second, null, -1),
+                new Delivery(null, null, -1));
+        assertNull(group.readAheadFor(0, new Delivery(second, null, -1)), "position 0 was read from the first");
+        assertEquals("id-of-" + second, group.readAheadFor(1, new Delivery(second, null, -1)).eventId());
+        assertNull(group.readAheadFor(2, new Delivery(null, null, -1)));
+    }
+}

@@ -1,0 +1,43 @@
+package io.github.jakartainbox.inbox.deadletter;
+
+import io.github.jakartainbox.inbox.UnprocessableEventException;
+import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.delivery.IdempotentInterceptor;
+import io.github.jakartainbox.inbox.kafka.KafkaRecordMessage;
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.junit.jupiter.api.Test;
+
+/** A dead letter's reason names a message id and the Kafka record it came from. */
+class DeadLetterReasonTest {
+
+    @Test
+    void anUnclassifiedFailureStartsWithAMessageId() {
+        String reason = IdempotentInterceptor.deadLetterReason(new NumberFormatException("For input string: \"x\""), 3,
+                null);
+        assertEquals("INBOX0228E: java.lang.NumberFormatException: For input string: \"x\" (on each of 3 attempt(s); "
+                + "the failure policy does not classify this error)", reason);
+    }
+
+    @Test
+    void aFailureThatNamesItselfKeepsItsId() {
+        String reason = IdempotentInterceptor.deadLetterReason(
+                new UnprocessableEventException("BILLING0101E: the amount is not a number"), 1, "orders-2@17");
+        assertEquals("BILLING0101E: the amount is not a number [orders-2@17]", reason);
+    }
+
+    @Test
+    void aKafkaRecordsLocationIsItsTopicPartitionAndOffset() {
+        ConsumerRecord<String, String> record = new ConsumerRecord<>("orders.confirmed", 4, 1234L, "k", "v");
+        Delivery kafka = new Delivery("v", new KafkaRecordMessage(record).message(), 0);
+        Delivery plain = new Delivery("v", Message.of("v"), 0);
+        assertAll(() -> assertEquals("orders.confirmed-4@1234", kafka.location()),
+                () -> assertNull(plain.location()),
+                () -> assertNull(new Delivery("v", null, -1).location()));
+    }
+}

@@ -1,0 +1,107 @@
+package io.github.jakartainbox.inbox.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.microprofile.config.Config;
+import org.junit.jupiter.api.Test;
+
+/** The channel attributes of the inbox-kafka connector, as the engine hands them over, and their checks. */
+class InboxKafkaConnectorTest {
+
+    /** A channel's configuration: the keys without their mp.messaging.incoming.<channel>. prefix. */
+    private static Config config(Map<String, String> properties) {
+        return (Config) Proxy.newProxyInstance(Config.class.getClassLoader(), new Class<?>[] {Config.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "getOptionalValue" -> Optional.ofNullable(properties.get((String) args[0]));
+                    case "getPropertyNames" -> properties.keySet();
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    private static Map<String, String> channel(String name) {
+        Map<String, String> p = new HashMap<>();
+        p.put("channel-name", name);
+        p.put("connector", "inbox-kafka");
+        p.put("topic", "orders.confirmed");
+        p.put("group.id", "billing");
+        p.put("bootstrap.servers", "127.0.0.1:9092");
+        p.put("value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+        return p;
+    }
+
+    @Test
+    void kafkaKeysGoToTheConsumerWithReadCommittedAndNoAutoCommitTheConnectorsOwnDoNot() {
+        Map<String, String> p = channel("orders-billing");
+        p.put("group.max-size", "10");
+        p.put("fast.ack", "false");
+        p.put("group.claim", "multi-row");
+        InboxKafkaChannel.Settings s = InboxKafkaConnector.settings(config(p));
+        assertEquals(10, s.maxGroupSize());
+        assertEquals(Duration.ofSeconds(30), s.groupTimeout());
+        assertTrue(s.multiRowClaim(), "group.claim defaults to multi-row");
+        assertEquals(List.of("orders.confirmed"), s.topics());
+        assertEquals("read_committed", s.kafka().getProperty("isolation.level"));
+        assertEquals("false", s.kafka().getProperty("enable.auto.commit"));
+        assertEquals("billing", s.kafka().getProperty("group.id"));
+        assertEquals("inbox-kafka-orders-billing", s.kafka().getProperty("client.id"));
+        for (String own : List.of("group.max-size", "group.claim", "fast.ack", "topic", "connector", "channel-name")) {
+            assertTrue(!s.kafka().containsKey(own), own + " is the connector's, not the Kafka consumer's");
+        }
+    }
+
+    @Test
+    void groupClaimPerMessageTurnsTheMultiRowClaimOff() {
+        Map<String, String> p = channel("orders-billing");
+        p.put("group.claim", " per-message ");
+        assertTrue(!InboxKafkaConnector.settings(config(p)).multiRowClaim());
+    }
+
+    @Test
+    void aCopyOfAChannelWithConcurrencyNeedsItsTopicSet() {
+        Map<String, String> p = channel("orders-billing$2");
+        p.remove("topic");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> InboxKafkaConnector.settings(config(p)));
+        assertTrue(e.getMessage().startsWith("INBOX0601E") && e.getMessage().contains(
+                "mp.messaging.incoming.orders-billing.topic"), e.getMessage());
+        Map<String, String> single = channel("orders-billing");
+        single.remove("topic");
+        assertEquals(List.of("orders-billing"), InboxKafkaConnector.settings(config(single)).topics(),
+                "without concurrency the topic defaults to the channel name, as with liberty-kafka");
+    }
+
+    @Test
+    void misconfigurationFailsTheDeploymentNamingTheAttribute() {
+        Map<String, String> noGroup = channel("a");
+        noGroup.remove("group.id");
+        Map<String, String> autoCommit = channel("a");
+        autoCommit.put("enable.auto.commit", "TRUE");
+        Map<String, String> longGroup = channel("a");
+        longGroup.put("group.timeout", "PT6M");
+        Map<String, String> shortPoll = channel("a");
+        shortPoll.put("max.poll.interval.ms", "20000");
+        Map<String, String> size = channel("a");
+        size.put("group.max-size", "0");
+        Map<String, String> timeout = channel("a");
+        timeout.put("group.timeout", "30s");
+        Map<String, String> claim = channel("a");
+        claim.put("group.claim", "batch");
+        Map<Map<String, String>, String> cases = Map.of(noGroup, "group.id", autoCommit, "enable.auto.commit",
+                longGroup, "max.poll.interval.ms", shortPoll, "max.poll.interval.ms", size, "group.max-size",
+                timeout, "group.timeout", claim, "group.claim");
+        cases.forEach((p, key) -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> InboxKafkaConnector.settings(config(p)), key);
+            assertTrue(e.getMessage().startsWith("INBOX0601E: Channel a") && e.getMessage().contains(key),
+                    e.getMessage());
+        });
+    }
+}

@@ -1,0 +1,86 @@
+package io.github.jakartainbox.inbox.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.junit.jupiter.api.Test;
+
+class KafkaIsolationCheckTest {
+
+    static class Consumers {
+        @Incoming("committed")
+        public void committed(String value) {
+        }
+
+        @Incoming("default-level")
+        public void defaultLevel(String value) {
+        }
+
+        @Incoming("on-connector")
+        public void onConnector(String value) {
+        }
+
+        @Incoming("not-kafka")
+        public void notKafka(String value) {
+        }
+
+        @Incoming("inbox-kafka-default")
+        public void inboxKafkaDefault(String value) {
+        }
+
+        @Incoming("inbox-kafka-uncommitted")
+        public void inboxKafkaUncommitted(String value) {
+        }
+    }
+
+    /** A MicroProfile Config holding only the given properties (getOptionalValue is all the check uses). */
+    private static Config config(Map<String, String> properties) {
+        return (Config) Proxy.newProxyInstance(Config.class.getClassLoader(), new Class<?>[] {Config.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("getOptionalValue")) {
+                        return Optional.ofNullable(properties.get((String) args[0]));
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    @Test
+    void kafkaChannelsNotReadingCommittedRecordsAreFound() {
+        Config config = config(Map.of(
+                "mp.messaging.incoming.committed.connector", "liberty-kafka",
+                "mp.messaging.incoming.committed.isolation.level", "read_committed",
+                "mp.messaging.incoming.default-level.connector", "liberty-kafka",
+                "mp.messaging.incoming.on-connector.connector", "smallrye-kafka",
+                "mp.messaging.connector.smallrye-kafka.isolation.level", "READ_COMMITTED",
+                "mp.messaging.incoming.not-kafka.connector", "smallrye-amqp",
+                "mp.messaging.incoming.inbox-kafka-default.connector", "inbox-kafka",
+                "mp.messaging.incoming.inbox-kafka-uncommitted.connector", "inbox-kafka",
+                "mp.messaging.incoming.inbox-kafka-uncommitted.isolation.level", "read_uncommitted"));
+        List<Method> methods = List.of(Consumers.class.getDeclaredMethods());
+        List<String> found = KafkaIsolationCheck.readUncommitted(config, methods).stream()
+                .map(KafkaIsolationCheck.Finding::channel).toList();
+        assertEquals(java.util.Set.of("default-level", "inbox-kafka-uncommitted"), java.util.Set.copyOf(found),
+                "the liberty-kafka channel left at the client's default, read_uncommitted, and the inbox-kafka one "
+                        + "set to it (inbox-kafka's default is read_committed)");
+    }
+
+    @Test
+    void aKafkaChannelWithConcurrencyAndNoTopicIsFound() {
+        Config config = config(Map.of(
+                "mp.messaging.incoming.committed.connector", "liberty-kafka",
+                "mp.messaging.incoming.committed.concurrency", "4",
+                "mp.messaging.incoming.default-level.connector", "inbox-kafka",
+                "mp.messaging.incoming.default-level.concurrency", "2",
+                "mp.messaging.incoming.default-level.topic", "orders",
+                "mp.messaging.incoming.not-kafka.connector", "smallrye-amqp",
+                "mp.messaging.incoming.not-kafka.concurrency", "2"));
+        assertEquals(List.of("committed"), KafkaIsolationCheck.concurrencyWithoutTopic(config,
+                List.of(Consumers.class.getDeclaredMethods())));
+    }
+}
