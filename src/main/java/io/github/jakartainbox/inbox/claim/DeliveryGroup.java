@@ -36,8 +36,6 @@ public final class DeliveryGroup {
     private Claims claims;
     private boolean claimsTried;
     private volatile Throwable failure;
-    private int processed;
-    private int duplicates;
 
     /** A group claimed message by message (tests, and {@code group.claim=per-message}). */
     public DeliveryGroup() {
@@ -128,23 +126,5 @@ public final class DeliveryGroup {
     /** @return the first failure in the group, {@code null} while none */
     public Throwable failure() {
         return failure;
-    }
-
-    public void processed() {
-        processed++;
-    }
-
-    public void duplicate() {
-        duplicates++;
-    }
-
-    /** @return deliveries of the group whose method ran */
-    int processedCount() {
-        return processed;
-    }
-
-    /** @return deliveries of the group skipped as duplicates */
-    int duplicateCount() {
-        return duplicates;
     }
 }

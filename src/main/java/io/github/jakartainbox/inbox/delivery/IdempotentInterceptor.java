@@ -19,8 +19,8 @@ import io.github.jakartainbox.inbox.jms.JmsDeliveries;
 import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.tracing.InboxTracing;
-import io.github.jakartainbox.inbox.tracing.DeliveryOutcome;
-import io.github.jakartainbox.inbox.tracing.DeliverySpan;
+import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
+import io.github.jakartainbox.inbox.spi.DeliverySpan;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -56,6 +56,8 @@ public class IdempotentInterceptor {
     DeadLetterStore deadLetters;
     @Inject
     InboxStatistics statistics;
+    @Inject
+    DeliverySteps steps;
     /** Message-driven beans (Jakarta Messaging): their own rules, see {@link JmsDeliveries}. */
     @Inject
     JmsDeliveries jms;
@@ -99,9 +101,8 @@ public class IdempotentInterceptor {
             InboxLog.log(InboxMessage.INBOX0104I, consumer.name(), String.valueOf(carrier),
                     String.valueOf(InboxRedrives.deadLetterOf(carrier)), aim);
             span.outcome(DeliveryOutcome.AIMED_ELSEWHERE, null);
-            if (group != null && transactions.isActive()) {
-                group.duplicate();
-            } else if (transactions.active()) {
+            boolean inGroup = group != null && transactions.isActive();
+            if (!inGroup && transactions.active()) {
                 // the caller's transaction: acknowledged as a skipped duplicate is there, by its owner
                 return CompletionStage.class.isAssignableFrom(context.getMethod().getReturnType()) ? DONE : null;
             }
@@ -114,26 +115,11 @@ public class IdempotentInterceptor {
             return inCallerTransaction(context, consumer, delivery, span);
         }
         awaitReady(consumer); // tables made or checked before the first transaction, never inside one
-        String eventId;
-        try {
-            eventId = consumer.eventId(delivery);
-        } catch (RuntimeException e) {
-            // InvalidEventIdException, or anything else reading the id threw: never let it reach the connector
-            InboxLog.log(InboxMessage.INBOX0204E, consumer.name(), Failures.describe(e));
-            deadLetter(consumer, null, delivery, e, 0);
-            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
+        DeliverySteps.Event event = steps.identify(consumer, delivery, span, deadLetters(consumer, delivery));
+        if (event == null) {
             return acknowledged(context.getMethod(), delivery);
         }
-        span.eventId(eventId);
-        LocalDate month;
-        try {
-            month = inbox.partitionMonth(consumer, delivery, eventId);
-        } catch (UnprocessableEventException e) {
-            deadLetter(consumer, eventId, delivery, e, 0);
-            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
-            return acknowledged(context.getMethod(), delivery);
-        }
-        return withRetries(context, consumer, delivery, eventId, month, span);
+        return withRetries(context, consumer, delivery, event.eventId(), event.month(), span);
     }
 
     /**
@@ -166,17 +152,12 @@ public class IdempotentInterceptor {
         InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, consumer.fingerprint(delivery),
                 inbox.partitionMonth(consumer, delivery, eventId));
         if (claim != InboxClaim.Result.NEW) {
-            skipped(consumer, eventId, delivery, claim);
-            span.outcome(skippedOutcome(claim), null);
+            span.outcome(steps.skipped(consumer, eventId, claim, deadLetters(consumer, delivery)), null);
             return CompletionStage.class.isAssignableFrom(context.getMethod().getReturnType()) ? DONE : null;
         }
         Object result = context.proceed();
         span.outcome(DeliveryOutcome.PROCESSED, null); // as far as the inbox knows: the caller's transaction commits
         return result;
-    }
-
-    public static DeliveryOutcome skippedOutcome(InboxClaim.Result claim) {
-        return claim == InboxClaim.Result.DUPLICATE ? DeliveryOutcome.DUPLICATE : DeliveryOutcome.FINGERPRINT_MISMATCH;
     }
 
     /**
@@ -201,12 +182,8 @@ public class IdempotentInterceptor {
             Outcome outcome = claimed == null ? attempt(context, consumer, delivery, eventId, fingerprint, month)
                     : proceed(context, delivery, claimed);
             switch (outcome.claim()) {
-                case NEW -> {
-                    group.processed();
-                    span.outcome(DeliveryOutcome.PROCESSED, null); // as far as the inbox knows: the group commits
-                }
+                case NEW -> span.outcome(DeliveryOutcome.PROCESSED, null); // as far as the inbox knows: the group commits
                 case DUPLICATE -> {
-                    group.duplicate();
                     span.outcome(DeliveryOutcome.DUPLICATE, null);
                     statistics.duplicateSkipped(consumer.name());
                     InboxLog.log(InboxMessage.INBOX0101I, consumer.name(), eventId);
@@ -234,8 +211,8 @@ public class IdempotentInterceptor {
                 Outcome outcome = transactions.inOwnTransaction(consumer.transactionTimeout(),
                         () -> attempt(context, consumer, delivery, eventId, fingerprint, month));
                 if (outcome.claim() != InboxClaim.Result.NEW) {
-                    skipped(consumer, eventId, delivery, outcome.claim());
-                    span.outcome(skippedOutcome(outcome.claim()), null);
+                    span.outcome(steps.skipped(consumer, eventId, outcome.claim(), deadLetters(consumer, delivery)),
+                            null);
                     return acknowledged(context.getMethod(), delivery);
                 }
                 span.outcome(DeliveryOutcome.PROCESSED, null);
@@ -248,31 +225,15 @@ public class IdempotentInterceptor {
                     return acknowledged(context.getMethod(), delivery);
                 }
                 long waitMillis = decision.delay().toMillis();
-                String cause = Failures.describe(failure);
-                // a wait that uses no attempt (an outage, a downstream system unavailable, a transient error) is
-                // counted apart from the retries that do
-                switch (decision.kind()) {
-                    case OUTAGE -> {
+                if (!steps.countedWait(consumer, eventId, decision, failure, waitMillis)) {
+                    String cause = Failures.describe(failure);
+                    if (decision.kind() == FailureKind.OUTAGE) {
                         InboxLog.log(InboxMessage.INBOX0206W, consumer.name(), eventId, String.valueOf(waitMillis),
                                 cause);
-                        statistics.transientWait(consumer.name());
-                    }
-                    case UNAVAILABLE -> {
-                        InboxLog.log(InboxMessage.INBOX0227W, consumer.name(), eventId, String.valueOf(waitMillis),
-                                cause);
-                        statistics.transientWait(consumer.name());
-                    }
-                    case TRANSIENT -> {
-                        InboxLog.log(InboxMessage.INBOX0205W, consumer.name(), eventId,
-                                FailureKind.sqlState(failure), decision.waited(),
-                                consumer.failurePolicy().transientBudget(), String.valueOf(waitMillis), cause);
-                        statistics.transientWait(consumer.name());
-                    }
-                    default -> {
+                    } else {
                         InboxLog.log(InboxMessage.INBOX0201W, consumer.name(), eventId,
                                 String.valueOf(decision.attempts()), String.valueOf(consumer.retry().maxAttempts()),
                                 String.valueOf(waitMillis), cause);
-                        statistics.retried(consumer.name());
                     }
                 }
                 span.retry(decision.attempts(), failure);
@@ -346,21 +307,9 @@ public class IdempotentInterceptor {
         return new Outcome(InboxClaim.Result.NEW, result);
     }
 
-    /**
-     * A duplicate is skipped. One whose payload differs from the processed one is skipped too (its event id is
-     * taken) but never in silence: it is logged and kept as a dead letter for an operator to look at.
-     */
-    private void skipped(ConsumerSettings consumer, String eventId, Delivery delivery, InboxClaim.Result claim)
-            throws Exception {
-        statistics.duplicateSkipped(consumer.name());
-        if (claim == InboxClaim.Result.DUPLICATE) {
-            // a replay is normal: counted (duplicatesSkipped), logged only at FINE, so a rewind cannot flood the log
-            InboxLog.log(InboxMessage.INBOX0101I, consumer.name(), eventId);
-            return;
-        }
-        InboxLog.log(InboxMessage.INBOX0102E, consumer.name(), eventId);
-        deadLetter(consumer, eventId, delivery, new UnprocessableEventException(
-                InboxLog.format(InboxMessage.INBOX0103E, eventId, consumer.name())), 0);
+    /** @return this path's dead-letter writer for the delivery ({@link #deadLetter}) */
+    private DeliverySteps.DeadLetters deadLetters(ConsumerSettings consumer, Delivery delivery) {
+        return (eventId, reason, attempts) -> deadLetter(consumer, eventId, delivery, reason, attempts);
     }
 
     /**
@@ -425,19 +374,8 @@ public class IdempotentInterceptor {
      * then thrown and the message stays unacknowledged, to be redelivered after the restart.
      */
     private static void sleep(long millis, Exception failure) throws Exception {
-        long deadline = System.nanoTime() + Math.max(millis, 1) * 1_000_000L;
-        try {
-            for (long left = Math.max(millis, 1); left > 0; left = (deadline - System.nanoTime()) / 1_000_000L) {
-                if (InboxLifecycle.stopping()) {
-                    throw new InterruptedException("the application is stopping");
-                }
-                Thread.sleep(Math.min(left, 250));
-            }
-        } catch (InterruptedException e) {
-            if (!InboxLifecycle.stopping()) {
-                Thread.currentThread().interrupt();
-            }
-            failure.addSuppressed(e);
+        if (!InboxLifecycle.pause(Math.max(millis, 1))) {
+            failure.addSuppressed(new InterruptedException("the application is stopping"));
             throw failure;
         }
     }

@@ -1,5 +1,8 @@
 package io.github.jakartainbox.inbox.delivery;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
@@ -23,13 +26,57 @@ public class InboxLifecycle {
         markStopping();
     }
 
+    /** What stops with the application, by name: a connector's channels, which must end before the web module. */
+    private static final Map<String, Runnable> STOPS = new ConcurrentHashMap<>();
+
     /** Called as early as the application's stop can be seen ({@link InboxWebStop}), and again by CDI. */
     static void markStopping() {
         stopping = true;
     }
 
+    /**
+     * Registers what a capability must stop when the application stops, before its persistence units do; a second
+     * registration under the same name replaces the first.
+     *
+     * @param name what it stops, for example the connector's name
+     * @param stop stops it and returns when it has stopped; it may be called when nothing is left to stop
+     */
+    public static void stopWithApplication(String name, Runnable stop) {
+        STOPS.put(name, stop);
+    }
+
+    /** Marks the application stopping, then runs every registered stop ({@link #stopWithApplication}). */
+    static void stopNow() {
+        markStopping();
+        STOPS.values().forEach(Runnable::run);
+    }
+
     void onStart(@Observes @Initialized(ApplicationScoped.class) Object started) {
         stopping = false;
+    }
+
+    /**
+     * Waits, ending at once when the application stops or the thread is interrupted (the interrupt is kept).
+     *
+     * @param millis how long to wait, in milliseconds
+     * @return {@code true} when the whole wait passed; {@code false} when it ended early
+     */
+    public static boolean pause(long millis) {
+        long deadline = System.nanoTime() + Math.max(millis, 0) * 1_000_000L;
+        try {
+            for (long left = millis; left > 0; left = (deadline - System.nanoTime()) / 1_000_000L) {
+                if (stopping) {
+                    return false;
+                }
+                Thread.sleep(Math.min(left, 250));
+            }
+            return !stopping;
+        } catch (InterruptedException e) {
+            if (!stopping) {
+                Thread.currentThread().interrupt();
+            }
+            return false;
+        }
     }
 
     /** @return whether the application is stopping */

@@ -1,6 +1,5 @@
 package io.github.jakartainbox.inbox.delivery;
 
-import io.github.jakartainbox.inbox.kafka.InboxKafkaConnector;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 import jakarta.servlet.annotation.WebListener;
@@ -8,7 +7,8 @@ import jakarta.servlet.annotation.WebListener;
 /**
  * Stops the inbox's deliveries when the application's web module stops, which on Open Liberty comes before its EJB
  * module and its persistence units stop (CDI's {@code @BeforeDestroyed(ApplicationScoped.class)} comes only after
- * them). The {@code inbox-kafka} channels stop taking records, let the group in flight commit, commit their offsets
+ * them). Every stop a capability registered runs ({@link InboxLifecycle#stopWithApplication}): the {@code
+ * inbox-kafka} channels stop taking records, let the group in flight commit, commit their offsets
  * synchronously and close their consumers before this method returns; deliveries waiting between attempts give up
  * their wait and stay unacknowledged. Stopped later, a group in flight would meet a closed {@code EntityManager},
  * roll back and be replayed after the restart.
@@ -22,7 +22,6 @@ public class InboxWebStop implements ServletContextListener {
 
     @Override
     public void contextDestroyed(ServletContextEvent event) {
-        InboxLifecycle.markStopping();
-        InboxKafkaConnector.stopAll();
+        InboxLifecycle.stopNow();
     }
 }

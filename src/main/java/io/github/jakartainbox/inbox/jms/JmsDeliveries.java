@@ -9,7 +9,7 @@ import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
 import io.github.jakartainbox.inbox.deadletter.DeadLetterStore;
 import io.github.jakartainbox.inbox.delivery.ConsumerSettings;
-import io.github.jakartainbox.inbox.delivery.IdempotentInterceptor;
+import io.github.jakartainbox.inbox.delivery.DeliverySteps;
 import io.github.jakartainbox.inbox.delivery.InboxConsumers;
 import io.github.jakartainbox.inbox.delivery.InboxLifecycle;
 import io.github.jakartainbox.inbox.failure.FailureKind;
@@ -17,8 +17,8 @@ import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
-import io.github.jakartainbox.inbox.tracing.DeliveryOutcome;
-import io.github.jakartainbox.inbox.tracing.DeliverySpan;
+import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
+import io.github.jakartainbox.inbox.spi.DeliverySpan;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -28,7 +28,6 @@ import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
 import java.time.Duration;
-import java.time.LocalDate;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -78,6 +77,8 @@ public class JmsDeliveries {
     DeadLetterStore deadLetters;
     @Inject
     InboxStatistics statistics;
+    @Inject
+    DeliverySteps steps;
     @Resource
     TransactionSynchronizationRegistry registry;
 
@@ -130,30 +131,19 @@ public class JmsDeliveries {
             }
             return null;
         }
-        String eventId;
-        try {
-            eventId = consumer.eventId(delivery);
-        } catch (RuntimeException e) {
-            InboxLog.log(InboxMessage.INBOX0204E, consumer.name(), Failures.describe(e));
-            deadLetter(consumer, null, delivery, messageId, e, 0);
-            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
+        DeliverySteps.DeadLetters deadLetters = (id, reason, attempts) ->
+                deadLetter(consumer, id, delivery, messageId, reason, attempts);
+        DeliverySteps.Event event = steps.identify(consumer, delivery, span, deadLetters);
+        if (event == null) {
             return null;
         }
-        span.eventId(eventId);
-        LocalDate month;
+        String eventId = event.eventId();
         try {
-            month = inbox.partitionMonth(consumer, delivery, eventId);
-        } catch (UnprocessableEventException e) {
-            deadLetter(consumer, eventId, delivery, messageId, e, 0);
-            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
-            return null;
-        }
-        try {
-            InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, consumer.fingerprint(delivery), month);
+            InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, consumer.fingerprint(delivery),
+                    event.month());
             if (claim != InboxClaim.Result.NEW) {
                 failing.remove(key);
-                skipped(consumer, eventId, delivery, messageId, claim);
-                span.outcome(IdempotentInterceptor.skippedOutcome(claim), null);
+                span.outcome(steps.skipped(consumer, eventId, claim, deadLetters), null);
                 return null;
             }
             Object result = context.proceed();
@@ -189,36 +179,19 @@ public class JmsDeliveries {
                     decision.attempts(), consumer.retry().maxAttempts(), 0, cause);
             return;
         }
-        if (decision.kind() == FailureKind.OUTAGE || decision.kind() == FailureKind.UNAVAILABLE
-                || decision.kind() == FailureKind.TRANSIENT) {
-            statistics.transientWait(consumer.name()); // a wait that uses no attempt
-        } else {
-            statistics.retried(consumer.name());
+        if (decision.kind() == FailureKind.OUTAGE) {
+            steps.countedWait(consumer, eventId, decision, failure, 0);
+            Duration wait = outageWait(method);
+            InboxLog.log(InboxMessage.INBOX0705W, consumer.name(), eventId, messageId, wait, cause);
+            waitForDatabase(consumer, wait);
+            return;
         }
-        switch (decision.kind()) {
-            case OUTAGE -> {
-                Duration wait = outageWait(method);
-                InboxLog.log(InboxMessage.INBOX0705W, consumer.name(), eventId, messageId, wait, cause);
-                waitForDatabase(consumer, wait);
-            }
-            case UNAVAILABLE -> {
-                long waitMillis = decision.delay().toMillis();
-                InboxLog.log(InboxMessage.INBOX0227W, consumer.name(), eventId, String.valueOf(waitMillis), cause);
-                pause(waitMillis);
-            }
-            case TRANSIENT -> {
-                long waitMillis = decision.delay().toMillis();
-                InboxLog.log(InboxMessage.INBOX0205W, consumer.name(), eventId, FailureKind.sqlState(failure),
-                        decision.waited(), consumer.failurePolicy().transientBudget(), waitMillis, cause);
-                pause(waitMillis);
-            }
-            default -> {
-                long waitMillis = decision.delay().toMillis();
-                InboxLog.log(InboxMessage.INBOX0704W, consumer.name(), eventId, messageId, deliveryCount,
-                        decision.attempts(), consumer.retry().maxAttempts(), waitMillis, cause);
-                pause(waitMillis);
-            }
+        long waitMillis = decision.delay().toMillis();
+        if (!steps.countedWait(consumer, eventId, decision, failure, waitMillis)) {
+            InboxLog.log(InboxMessage.INBOX0704W, consumer.name(), eventId, messageId, deliveryCount,
+                    decision.attempts(), consumer.retry().maxAttempts(), waitMillis, cause);
         }
+        InboxLifecycle.pause(waitMillis);
     }
 
     /**
@@ -252,18 +225,6 @@ public class JmsDeliveries {
                 }
             }
         });
-    }
-
-    private void skipped(ConsumerSettings consumer, String eventId, Delivery delivery, String messageId,
-                         InboxClaim.Result claim) {
-        statistics.duplicateSkipped(consumer.name());
-        if (claim == InboxClaim.Result.DUPLICATE) {
-            InboxLog.log(InboxMessage.INBOX0101I, consumer.name(), eventId);
-            return;
-        }
-        InboxLog.log(InboxMessage.INBOX0102E, consumer.name(), eventId);
-        deadLetter(consumer, eventId, delivery, messageId, new UnprocessableEventException(
-                InboxLog.format(InboxMessage.INBOX0103E, eventId, consumer.name())), 0);
     }
 
     /**
@@ -332,7 +293,7 @@ public class JmsDeliveries {
         long deadline = System.nanoTime() + wait.toNanos();
         for (int round = 1; System.nanoTime() < deadline; round++) {
             long left = (deadline - System.nanoTime()) / 1_000_000L;
-            pause(Math.min(left, consumer.retry().delayAfter(round + 1).toMillis()));
+            InboxLifecycle.pause(Math.min(left, consumer.retry().delayAfter(round + 1).toMillis()));
             try {
                 Boolean answers = transactions.inNewTransaction(() -> {
                     try (Connection connection = database.connection()) {
@@ -345,19 +306,6 @@ public class JmsDeliveries {
             } catch (Exception e) {
                 // still away: wait on
             }
-        }
-    }
-
-    /** Sleeps, ending at once when the application stops (the transaction then rolls back, the message stays). */
-    private static void pause(long millis) {
-        long deadline = System.nanoTime() + Math.max(millis, 0) * 1_000_000L;
-        try {
-            for (long left = millis; left > 0 && !InboxLifecycle.stopping();
-                 left = (deadline - System.nanoTime()) / 1_000_000L) {
-                Thread.sleep(Math.min(left, 250));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

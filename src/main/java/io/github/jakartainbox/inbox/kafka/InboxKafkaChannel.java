@@ -23,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -102,10 +101,6 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
     private boolean rowsChecked;
     /** Rows of the group's offsets for partitions this channel's topics do not have (for health). */
     private volatile List<String> rowsNotRead = List.of();
-
-    final LongAdder groupsCommitted = new LongAdder();
-    final LongAdder groupsRolledBack = new LongAdder();
-    final LongAdder recordsProcessed = new LongAdder();
 
     InboxKafkaChannel(Settings settings, ManagedThreadFactory threads, UserTransaction transaction, InboxClaim inbox,
                       KafkaOffsets offsets) {
@@ -318,8 +313,6 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                 }
                 transaction.commit();
                 advances.forEach((tp, a) -> known.put(tp, a.next()));
-                groupsCommitted.increment();
-                recordsProcessed.add(emitted);
                 done(records.subList(0, emitted));
                 return emitted;
             } catch (Exception e) {
@@ -334,7 +327,6 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                 return 0;
             }
         }
-        groupsRolledBack.increment();
         InboxLog.log(InboxMessage.INBOX0603W, settings.channel(), String.valueOf(emitted),
                 Failures.describe(group.failure()));
         return oneByOne(records.subList(0, emitted));
@@ -371,7 +363,6 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
         }
         Throwable nack = awaitSettled(message);
         if (nack == null) {
-            recordsProcessed.increment();
             done(List.of(record));
             return true;
         }
@@ -782,11 +773,6 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
      */
     Map<TopicPartition, Long> behindSince() {
         return Map.copyOf(behindFrom);
-    }
-
-    /** @return per partition, the last offset committed by this channel */
-    Map<TopicPartition, Long> committedOffsets() {
-        return Map.copyOf(committedView);
     }
 
     /** Commits what is done for revoked partitions, then forgets them: no acknowledgement of theirs stays pending. */

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.kafka;
 
+import io.github.jakartainbox.inbox.delivery.InboxLifecycle;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.failure.Failures;
@@ -103,6 +104,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         }
         InboxKafkaChannel channel = new InboxKafkaChannel(settings, threads, transaction, inbox,
                 new KafkaOffsets(database));
+        InboxLifecycle.stopWithApplication(NAME, InboxKafkaConnector::stopAll);
         InboxKafkaChannel earlier = CHANNELS.put(settings.channel(), channel);
         if (earlier != null) {
             earlier.stop();

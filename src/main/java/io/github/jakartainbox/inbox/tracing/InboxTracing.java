@@ -1,5 +1,7 @@
 package io.github.jakartainbox.inbox.tracing;
 
+import io.github.jakartainbox.inbox.spi.DeliveryTracer;
+import io.github.jakartainbox.inbox.spi.DeliverySpan;
 import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.annotation.PostConstruct;

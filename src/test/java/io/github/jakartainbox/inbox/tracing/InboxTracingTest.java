@@ -1,5 +1,7 @@
 package io.github.jakartainbox.inbox.tracing;
 
+import io.github.jakartainbox.inbox.spi.DeliveryTracer;
+import io.github.jakartainbox.inbox.spi.DeliverySpan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -49,8 +51,8 @@ class InboxTracingTest {
             // what CDI does with a bean or interceptor class: load, initialise, read fields and methods
             for (String name : new String[] {"io.github.jakartainbox.inbox.delivery.IdempotentInterceptor",
                     "io.github.jakartainbox.inbox.tracing.InboxTracing", "io.github.jakartainbox.outbox.Outbox",
-                    "io.github.jakartainbox.inbox.tracing.DeliveryTracer",
-                    "io.github.jakartainbox.inbox.tracing.DeliverySpan"}) {
+                    "io.github.jakartainbox.inbox.spi.DeliveryTracer",
+                    "io.github.jakartainbox.inbox.spi.DeliverySpan"}) {
                 Class<?> type = Class.forName(name, true, loader);
                 assertSame(loader, type.getClassLoader(), name + " comes from the test's loader");
                 type.getDeclaredFields();
@@ -62,7 +64,7 @@ class InboxTracingTest {
                     Class.forName("jakarta.enterprise.inject.Instance", false, loader));
             choose.setAccessible(true);
             Object chosen = choose.invoke(null, loader, null); // the beans are never asked: the API is missing
-            Class<?> tracer = Class.forName("io.github.jakartainbox.inbox.tracing.DeliveryTracer", true, loader);
+            Class<?> tracer = Class.forName("io.github.jakartainbox.inbox.spi.DeliveryTracer", true, loader);
             assertSame(tracer.getField("NONE").get(null), chosen, "tracing off");
         }
     }

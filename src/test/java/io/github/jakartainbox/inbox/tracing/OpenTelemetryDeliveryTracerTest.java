@@ -1,5 +1,7 @@
 package io.github.jakartainbox.inbox.tracing;
 
+import io.github.jakartainbox.inbox.spi.DeliverySpan;
+import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

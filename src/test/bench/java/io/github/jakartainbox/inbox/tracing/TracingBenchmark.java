@@ -1,5 +1,8 @@
 package io.github.jakartainbox.inbox.tracing;
 
+import io.github.jakartainbox.inbox.spi.DeliveryTracer;
+import io.github.jakartainbox.inbox.spi.DeliverySpan;
+import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.TracerProvider;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;

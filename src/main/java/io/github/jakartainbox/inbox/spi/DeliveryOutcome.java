@@ -1,4 +1,4 @@
-package io.github.jakartainbox.inbox.tracing;
+package io.github.jakartainbox.inbox.spi;
 
 /**
  * How one delivery through {@code @Idempotent} ended, as span attribute {@code inbox.outcome}.

@@ -1,4 +1,4 @@
-package io.github.jakartainbox.inbox.tracing;
+package io.github.jakartainbox.inbox.spi;
 
 /**
  * What the inbox reports about one delivery while it handles it; the OpenTelemetry span of the delivery, or

@@ -1,4 +1,4 @@
-package io.github.jakartainbox.inbox.tracing;
+package io.github.jakartainbox.inbox.spi;
 
 import java.lang.reflect.Method;
 import java.util.function.BiConsumer;

@@ -1,4 +1,4 @@
-package io.github.jakartainbox.inbox.health;
+package io.github.jakartainbox.inbox.delivery;
 
 import io.github.jakartainbox.inbox.Idempotent;
 import jakarta.enterprise.event.Observes;

@@ -1,0 +1,132 @@
+package io.github.jakartainbox.inbox.delivery;
+
+import io.github.jakartainbox.inbox.InboxStatistics;
+import io.github.jakartainbox.inbox.UnprocessableEventException;
+import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.claim.InboxClaim;
+import io.github.jakartainbox.inbox.failure.FailureKind;
+import io.github.jakartainbox.inbox.failure.FailurePolicy;
+import io.github.jakartainbox.inbox.failure.Failures;
+import io.github.jakartainbox.inbox.logging.InboxLog;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
+import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
+import io.github.jakartainbox.inbox.spi.DeliverySpan;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.LocalDate;
+
+/**
+ * The steps every delivery path takes in the same way (one message in its own transaction, a message-driven bean's
+ * delivery): the event id and month read once, a delivery whose id or month is unusable dead-lettered; a skipped
+ * duplicate counted and logged; a wait that uses no attempt counted and logged by its kind. Each path keeps what
+ * differs: its transaction, its dead-letter writer, its acknowledgement.
+ */
+@ApplicationScoped
+public class DeliverySteps {
+
+    /** How a path records a dead letter. */
+    @FunctionalInterface
+    public interface DeadLetters {
+        /**
+         * @param eventId  the delivery's event id, {@code null} when it has no usable one
+         * @param reason   why it is dead-lettered
+         * @param attempts how many attempts failed (0: none was made)
+         * @throws Exception when it could not be recorded and the delivery must stay unacknowledged
+         */
+        void deadLetter(String eventId, Throwable reason, int attempts) throws Exception;
+    }
+
+    /**
+     * A delivery's event as the inbox claims it.
+     *
+     * @param eventId the event id
+     * @param month   the event month of its inbox row ({@code null} unless the inbox is partitioned)
+     */
+    public record Event(String eventId, LocalDate month) {
+    }
+
+    @Inject
+    InboxClaim inbox;
+    @Inject
+    InboxStatistics statistics;
+
+    /**
+     * Reads the delivery's event id and month. A delivery without a usable id ({@code INBOX0204E}), or whose month
+     * cannot be read, is dead-lettered and its span ended as dead-lettered.
+     *
+     * @return the event, or {@code null} when the delivery was dead-lettered
+     * @throws Exception what {@code deadLetters} throws
+     */
+    public Event identify(ConsumerSettings consumer, Delivery delivery, DeliverySpan span, DeadLetters deadLetters)
+            throws Exception {
+        String eventId;
+        try {
+            eventId = consumer.eventId(delivery);
+        } catch (RuntimeException e) {
+            // InvalidEventIdException, or anything else reading the id threw: never let it reach the connector
+            InboxLog.log(InboxMessage.INBOX0204E, consumer.name(), Failures.describe(e));
+            deadLetters.deadLetter(null, e, 0);
+            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
+            return null;
+        }
+        span.eventId(eventId);
+        try {
+            return new Event(eventId, inbox.partitionMonth(consumer, delivery, eventId));
+        } catch (UnprocessableEventException e) {
+            deadLetters.deadLetter(eventId, e, 0);
+            span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
+            return null;
+        }
+    }
+
+    /**
+     * A claim that found the event's row: a duplicate is counted and logged at FINE (a replay is normal, a rewind
+     * cannot flood the log); one whose payload differs from the processed one is skipped too, but logged and
+     * dead-lettered for an operator ({@code INBOX0102E}, {@code INBOX0103E}).
+     *
+     * @param claim {@link InboxClaim.Result#DUPLICATE} or {@link InboxClaim.Result#CONFLICTING_PAYLOAD}
+     * @return the span outcome of the skip
+     * @throws Exception what {@code deadLetters} throws
+     */
+    public DeliveryOutcome skipped(ConsumerSettings consumer, String eventId, InboxClaim.Result claim,
+                                   DeadLetters deadLetters) throws Exception {
+        statistics.duplicateSkipped(consumer.name());
+        if (claim == InboxClaim.Result.DUPLICATE) {
+            InboxLog.log(InboxMessage.INBOX0101I, consumer.name(), eventId);
+            return DeliveryOutcome.DUPLICATE;
+        }
+        InboxLog.log(InboxMessage.INBOX0102E, consumer.name(), eventId);
+        deadLetters.deadLetter(eventId, new UnprocessableEventException(
+                InboxLog.format(InboxMessage.INBOX0103E, eventId, consumer.name())), 0);
+        return DeliveryOutcome.FINGERPRINT_MISMATCH;
+    }
+
+    /**
+     * Counts a failed attempt's wait (retries apart from waits that use no attempt) and logs the waits every path
+     * logs alike: a downstream system unavailable ({@code INBOX0227W}) and a transient database error ({@code
+     * INBOX0205W}).
+     *
+     * @return whether it was logged here; {@code false} for an outage and an ordinary failure, which each path
+     *         words itself
+     */
+    public boolean countedWait(ConsumerSettings consumer, String eventId, FailurePolicy.Decision decision,
+                               Throwable failure, long waitMillis) {
+        FailureKind kind = decision.kind();
+        if (kind == FailureKind.OUTAGE || kind == FailureKind.UNAVAILABLE || kind == FailureKind.TRANSIENT) {
+            statistics.transientWait(consumer.name());
+        } else {
+            statistics.retried(consumer.name());
+        }
+        String cause = Failures.describe(failure);
+        if (kind == FailureKind.UNAVAILABLE) {
+            InboxLog.log(InboxMessage.INBOX0227W, consumer.name(), eventId, String.valueOf(waitMillis), cause);
+            return true;
+        }
+        if (kind == FailureKind.TRANSIENT) {
+            InboxLog.log(InboxMessage.INBOX0205W, consumer.name(), eventId, FailureKind.sqlState(failure),
+                    decision.waited(), consumer.failurePolicy().transientBudget(), String.valueOf(waitMillis), cause);
+            return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,4 @@
+/**
+ * The inbox's log messages and their ids (docs/messages.md).
+ */
+package io.github.jakartainbox.inbox.logging;
