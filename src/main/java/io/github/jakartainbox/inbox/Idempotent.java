@@ -13,11 +13,12 @@ import java.lang.annotation.Target;
  * Makes a message-driven method an idempotent consumer: each event's effect is applied at most once per
  * consumer, however often the broker delivers it (effectively-once on an at-least-once broker).
  *
- * <p>Before the method runs, one statement {@code INSERT INTO inbox (consumer, event_id, processed_at) ...
- * ON CONFLICT DO NOTHING} is executed in the same JTA transaction as the method's own work. An update count of
- * 1 means the event is new: the method runs and its changes commit together with the inbox row. An update
- * count of 0 means this consumer has already processed (or is processing, in a racing transaction) the event:
- * the method is not called and the message is acknowledged.
+ * <p>Before the method runs, the inbox claims the event in the same JTA transaction as the method's own work: one
+ * statement reads the key {@code (consumer, event_id)} and inserts the row with {@code ON CONFLICT DO NOTHING} when
+ * it is not there (the database decides between racing transactions). A new event's method runs and its changes
+ * commit together with the inbox row. An event this consumer has already processed, or is processing in a racing
+ * transaction, is skipped: the method is not called and the message is acknowledged. A group of records of the
+ * {@code inbox-kafka} connector is claimed with one statement for all of them.
  *
  * <p>Transactions: when no JTA transaction is active (a MicroProfile Reactive Messaging {@code @Incoming}
  * method), each delivery attempt runs in a new transaction begun by the inbox (REQUIRED semantics); failed
@@ -25,8 +26,8 @@ import java.lang.annotation.Target;
  * When a transaction is already active (an EJB or MDB business method with container-managed transactions)
  * the claim joins it and exceptions propagate to the container, whose rollback and redelivery apply.
  *
- * <p>Supported signatures and configuration keys are listed in docs/using-the-library.md and docs/configuration.md. Deployment fails, naming the method,
- * when a signature cannot be made atomic (reactive-streams return types, no parameter) or when the method's
+ * <p>Supported signatures and configuration keys are listed in docs/using-the-library.md and
+ * docs/configuration.md. Deployment fails, naming the method, when a signature cannot be made atomic (reactive-streams return types, no parameter) or when the method's
  * transaction attribute would separate the claim from the work ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED},
  * {@code NEVER}).
  */

@@ -90,7 +90,7 @@ public class Outbox {
             throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0001E, "Outbox.record(topic, key, payload, headers)"));
         }
         if (status != Status.STATUS_ACTIVE) {
-            // a transaction timeout said "without an active JTA transaction" here, blaming the caller (a new-user trial)
+            // a timed-out or rolled-back transaction is the caller's state, not a missing transaction
             throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0007E,
                     "Outbox.record(topic, key, payload, headers)", status == Status.STATUS_MARKED_ROLLBACK
                             ? "marked for rollback" : "JTA status " + status));

@@ -15,6 +15,8 @@ enum OutboxMessage {
     OUTBOX0002E(Level.SEVERE, "The outbox datasource {0} was not found in JNDI ({1}). The outbox writes through the inbox datasource: set inbox.datasource to the JNDI name of the datasource of your business tables."),
     OUTBOX0003E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}."),
     OUTBOX0004I(Level.INFO, "Outbox relay started: Kafka {0}, poll every {1}, lease {2}, batch {3} rows."),
+    OUTBOX0008I(Level.INFO, "Outbox schema is up to date in datasource {0} (Flyway, history table outbox_schema_history)."),
+    OUTBOX0009E(Level.SEVERE, "The outbox tables cannot be made or are missing in datasource {0}: {1}."),
     OUTBOX0005W(Level.WARNING, "The outbox relay is off (outbox.relay.enabled=false): rows are recorded but not delivered by this server."),
     OUTBOX0006E(Level.SEVERE, "The {0} outbox row(s) recorded in this transaction (first topic {1}) could not be written before its commit, so the transaction rolls back and nothing of it is committed (the delivery of an @Idempotent consumer is retried). Cause: {2}"),
     OUTBOX0201W(Level.WARNING, "Outbox row {0} (event {1}, topic {2}): send attempt {3} failed, retried in {4} ms. Cause: {5}"),

@@ -135,6 +135,7 @@ public class OutboxRelay {
         try {
             while (requested.getAndSet(false) && worker != null) {
                 boolean local = localCommit.getAndSet(false);
+                database.tables(); // made at start, or now if the database was away then
                 int delivered = worker.drain();
                 databaseWarned = false;
                 if (delivered < 0 && local) {

@@ -36,8 +36,8 @@ public class InboxClaim {
     /**
      * The claim and, for a duplicate, the stored fingerprint, in one statement: a first delivery and a duplicate
      * each cost one round trip. It reads the key first ({@code existing}) and inserts only when nothing is there, so
-     * a duplicate costs one primary-key lookup and no insert at all (pgbench on 2026-12-01: 1.2 times the duplicates
-     * a second of the former form, an INSERT that met the key and then a join; the same rate for new events). A key
+     * a duplicate costs one primary-key lookup and no insert at all (1.2 times the duplicates a second of an INSERT that
+     * meets the key followed by a join, the same rate for new events: docs/benchmarks.md). A key
      * it does not see is inserted with {@code ON CONFLICT DO NOTHING}, which waits for a racing transaction's
      * uncommitted row with the same key. It returns one row: {@code (true, NULL)} for a new event,
      * {@code (false, stored fingerprint)} for a duplicate, and no row when a racing first delivery committed while
@@ -66,8 +66,8 @@ public class InboxClaim {
      * A group's claim ({@link #claimAll}): one INSERT of many events, in event-id order, so that two transactions
      * claiming overlapping events take their row locks in the same order and cannot deadlock on each other. Unlike
      * the single claim it does not read the keys first: for a group of new events, the usual case, a hundred lookups
-     * that find nothing cost a fifth of the group's claim (pgbench, 2026-12-01: 0.79 times the groups a second),
-     * where one event's lookup is lost in its commit.
+     * that find nothing cost a fifth of the group's claim (0.79 times the groups a second, docs/benchmarks.md), where
+     * one event's lookup is lost in its commit.
      */
     static final String CLAIM_ALL_SQL = "INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) "
             + "SELECT ?, e, decode(f, 'hex'), now() FROM unnest(?::text[], ?::text[]) AS t(e, f) ORDER BY e "

@@ -118,8 +118,8 @@ public class InboxPurge {
     /**
      * As the application stops, gives back the lease of a run cut by an outage, if the database answers again: the
      * next run of this server would have done it, but a stopped application has no next run, and every server's
-     * purge then waited for the lease's expiry ({@code inbox.purge.lease}, PT10M). A CI run met this when the test
-     * class after an outage test was deployed. Notified only when this bean exists (it did a run).
+     * purge then waited for the lease's expiry ({@code inbox.purge.lease}, PT10M). Notified only when this bean exists
+     * (it did a run).
      *
      * @param stopping the event of the application context's end (unused)
      */

@@ -93,7 +93,7 @@ public final class RelayLatencyBenchmark {
         dataSource.setUser("postgres");
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
              InputStream ddl = RelayLatencyBenchmark.class.getResourceAsStream(
-                     "/io/github/jakartainbox/inbox/db/migration/V8__outbox.sql")) {
+                     "/io/github/jakartainbox/outbox/db/migration/V1__outbox.sql")) {
             s.execute(new String(ddl.readAllBytes(), StandardCharsets.UTF_8));
         }
         String topic = "outbox-bench-" + UUID.randomUUID().toString().substring(0, 8);
