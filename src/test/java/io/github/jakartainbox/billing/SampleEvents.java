@@ -78,6 +78,31 @@ public final class SampleEvents {
     }
 
     /**
+     * Several events per order, for checks of per-key order: order {@code run-k} has events with {@code sequence} 1 to
+     * {@code perKey} (a JSON member the consumers ignore), each with a customer of its own ({@code run-k-s@example.com}),
+     * so that each invoice's record and mail can be told apart. Records are keyed by order id, so one order's events
+     * share a partition.
+     *
+     * @param run    a prefix shared by the order ids
+     * @param count  how many distinct events
+     * @param perKey how many events each order gets (the last order may get fewer)
+     * @return the events, each order's in sequence order
+     */
+    public static List<Event> keyedEvents(String run, int count, int perKey) {
+        List<Event> list = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String orderId = run + "-" + i / perKey;
+            int sequence = i % perKey + 1;
+            String eventId = UuidV7.at(Instant.now());
+            String json = "{\"event_id\":\"" + eventId + "\",\"order_id\":\"" + orderId + "\",\"sequence\":" + sequence
+                    + ",\"customer_email\":\"" + orderId + "-" + sequence + "@example.com\",\"amount\":\"129.90\","
+                    + "\"currency\":\"EUR\"}";
+            list.add(new Event(eventId, orderId, json));
+        }
+        return list;
+    }
+
+    /**
      * @return an event whose JSON carries the given fields
      */
     public static Event event(String eventId, String orderId, String amount, String currency) {

@@ -67,6 +67,10 @@ class FaultInjectionIT {
     private static final int STORM_ROUNDS = 6;
     /** Scenarios on a three-broker cluster of their own instead of the suite's broker. */
     private static final java.util.Set<Integer> ON_A_CLUSTER = java.util.Set.of(16);
+    /** Scenarios whose orders have several events each, checked for per-key order of effects ({@link KeyOrder}). */
+    private static final java.util.Set<Integer> KEYED = java.util.Set.of(15, 16);
+    /** Events per order in those scenarios. */
+    private static final int EVENTS_PER_KEY = 5;
     /** Scenarios whose fault sends the records itself, while it runs. */
     private static final java.util.Set<Integer> SENT_DURING_THE_FAULT = java.util.Set.of(12, 13, 14, 15, 16);
 
@@ -418,10 +422,12 @@ class FaultInjectionIT {
                                  boolean transactional, boolean mailFaults, Fault body) {
         String fault = number + ". " + name;
         return dynamicTest(fault, () -> {
-            FaultRun run = new FaultRun(fault, events, poison, RANDOM, mode, transactional, mailFaults);
+            FaultRun run = new FaultRun(fault, events, poison, RANDOM, mode, transactional, mailFaults,
+                    KEYED.contains(number) ? EVENTS_PER_KEY : 1);
             System.out.printf("%s: run %s, %,d records%n", fault, run.id, run.records.size());
             Outcome outcome;
             ChainOutcome chain;
+            KeyOrder order = null;
             try {
                 if (ON_A_CLUSTER.contains(number)) {
                     kafka = PrivateKafka.cluster(); // the checks read the run's topics where they are
@@ -443,6 +449,10 @@ class FaultInjectionIT {
                 body.inject(run);
                 outcome = settle(run);
                 chain = ChainOutcome.measure(run, postgres.db(run.database), kafka, smtp);
+                if (run.perKey > 1) {
+                    order = KeyOrder.measure(run, postgres.db(run.database));
+                    log(run, order.describe());
+                }
                 log(run, String.format("replayed records (extra deliveries, a lower bound): %,d", 
                         outcome.extraDeliveries()));
                 if (transactional) {
@@ -473,7 +483,7 @@ class FaultInjectionIT {
                 }
                 smtp.purge(); // this scenario's mails are counted (or it failed): GreenMail keeps mails in memory
             }
-            report.add(outcome, chain);
+            report.add(outcome, chain, order);
             report.write(REPORT);
             long refused = run.events.stream().filter(e -> FaultRun.MailFault.of(e.orderId())
                     == FaultRun.MailFault.REFUSED).count();
@@ -491,7 +501,15 @@ class FaultInjectionIT {
                         + "Kafka only: the scenario did not cause the loss it is about");
                 return;
             }
-            List<Executable> mailChecks = chain.assertions(outcome.where(), strict, refused, uncertain, cut);
+            List<Executable> mailChecks = new ArrayList<>(chain.assertions(outcome.where(), strict, refused,
+                    uncertain, cut));
+            if (order != null) {
+                KeyOrder checked = order;
+                mailChecks.add(() -> assertTrue(checked.pairs() > 0, outcome.where() + "no pair of one order's "
+                        + "events to check the order of"));
+                mailChecks.add(() -> assertEquals(0, checked.billingViolations() + checked.analyticsViolations(),
+                        outcome.where() + checked.describe()));
+            }
             outcome.assertGuarantees(mailChecks);
         });
     }

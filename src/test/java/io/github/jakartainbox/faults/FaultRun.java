@@ -72,6 +72,11 @@ final class FaultRun {
     /** Events written only in aborted Kafka transactions: no consumer may process them. */
     final List<Event> aborted = new ArrayList<>();
 
+    /** Events per order (record key): 1, or several in sequence for the per-key order check ({@link KeyOrder}). */
+    final int perKey;
+    /** Each good event's sequence number within its order (1 when {@link #perKey} is 1). */
+    final Map<String, Integer> sequence = new HashMap<>();
+
     /** The example's default: inbox-kafka, up to group.max-size records per transaction. */
     static final String GROUPED = "grouped";
     /** liberty-kafka, one message per transaction (the mode before issue 11). */
@@ -100,6 +105,16 @@ final class FaultRun {
      */
     FaultRun(String fault, int events, int poison, Random random, String mode, boolean transactional,
              boolean mailFaults) {
+        this(fault, events, poison, random, mode, transactional, mailFaults, 1);
+    }
+
+    /**
+     * @param perKey events per order (record key); above 1, each order's events carry a {@code sequence} and the
+     *               records are arranged so that each event's first delivery comes after its predecessor's
+     *               ({@link #inKeyOrder}): the order the effects must follow ({@link KeyOrder})
+     */
+    FaultRun(String fault, int events, int poison, Random random, String mode, boolean transactional,
+             boolean mailFaults, int perKey) {
         this.mode = mode;
         this.transactional = transactional;
         this.fault = fault;
@@ -110,13 +125,52 @@ final class FaultRun {
         this.issuedTopic = "invoices.issued." + id;
         this.mailerGroup = "mailer-" + id;
         this.database = "faults_" + id;
-        this.events = mailFaults ? withMailFaults(SampleEvents.events(id, events), id) : SampleEvents.events(id, events);
+        this.perKey = perKey;
+        this.events = perKey > 1 ? SampleEvents.keyedEvents(id, events, perKey)
+                : mailFaults ? withMailFaults(SampleEvents.events(id, events), id) : SampleEvents.events(id, events);
+        for (int i = 0; i < this.events.size(); i++) {
+            sequence.put(this.events.get(i).eventId(), perKey > 1 ? i % perKey + 1 : 1);
+        }
         this.poison = poison(id, poison);
         List<Event> all = new ArrayList<>(SampleEvents.repeated(this.events, MAX_DELIVERIES, random));
         all.addAll(SampleEvents.repeated(this.poison, MAX_DELIVERIES, random));
         Collections.shuffle(all, random);
-        this.records = List.copyOf(all);
+        this.records = List.copyOf(perKey > 1 ? inKeyOrder(all, random) : all);
         this.canary = SampleEvents.event(UuidV7.at(Instant.now()), id + "-canary", "1.00", "EUR");
+    }
+
+    /**
+     * Rearranges one order's records among the places the shuffle gave that order: its events' first deliveries in
+     * sequence order, each redelivery at a random place after its event's first delivery (so also after later events
+     * of the order: duplicates out of order, which the inbox skips). Other orders' records stay where they are.
+     */
+    private List<Event> inKeyOrder(List<Event> shuffled, Random random) {
+        Map<String, List<Integer>> places = new HashMap<>();
+        Map<String, List<Event>> byKey = new HashMap<>();
+        for (int i = 0; i < shuffled.size(); i++) {
+            Event e = shuffled.get(i);
+            if (sequence.containsKey(e.eventId())) {
+                places.computeIfAbsent(e.orderId(), k -> new ArrayList<>()).add(i);
+                byKey.computeIfAbsent(e.orderId(), k -> new ArrayList<>()).add(e);
+            }
+        }
+        List<Event> arranged = new ArrayList<>(shuffled);
+        byKey.forEach((key, records) -> {
+            List<Event> firsts = new ArrayList<>(records.stream().distinct().toList());
+            firsts.sort(java.util.Comparator.comparing(e -> sequence.get(e.eventId())));
+            List<Event> order = new ArrayList<>(firsts);
+            List<Event> again = new ArrayList<>(records);
+            firsts.forEach(again::remove); // one occurrence each: what is left are the redeliveries
+            for (Event e : again) {
+                int first = order.indexOf(e);
+                order.add(first + 1 + random.nextInt(order.size() - first), e);
+            }
+            List<Integer> at = places.get(key);
+            for (int i = 0; i < at.size(); i++) {
+                arranged.set(at.get(i), order.get(i));
+            }
+        });
+        return arranged;
     }
 
     /**
