@@ -13,8 +13,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Where the machine's CPU goes during a measurement: /proc sampled every 250 ms, per process grouped as the mail
- * benchmark's parts (its Liberty server, its GreenMail, PostgreSQL, the Kafka broker, this JVM) and the rest.
+ * Where the machine's CPU goes during a measurement: /proc sampled every 250 ms, per process grouped as the mail and
+ * scale benchmarks' parts (their Liberty servers, the mail benchmark's GreenMail, PostgreSQL, the Kafka broker, this
+ * JVM) and the rest.
  */
 final class Cpu {
 
@@ -168,7 +169,8 @@ final class Cpu {
             return null;
         }
         String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ').trim();
-        if (cmd.endsWith("ws-server.jar mailbench")) {
+        if (cmd.endsWith("ws-server.jar mailbench") || cmd.endsWith("ws-server.jar scale-a")
+                || cmd.endsWith("ws-server.jar scale-b")) {
             return "Liberty";
         }
         if (cmd.contains("-Dgreenmail.smtp.port=" + SMTP_PORT + " ")) {

@@ -383,7 +383,7 @@ public final class EndToEndBenchmark {
      * @param withClaim whether the transaction claims its events in the inbox
      * @return the pgbench script
      */
-    private static String groupScript(boolean withClaim) {
+    static String groupScript(boolean withClaim) {
         StringBuilder b = new StringBuilder("\\set base random(1, 2000000000)\nBEGIN;\n");
         if (withClaim) {
             b.append("INSERT INTO inbox (consumer, event_id, payload_sha256, processed_at) SELECT 'pgbench', e, ")
