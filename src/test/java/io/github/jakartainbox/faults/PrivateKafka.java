@@ -41,8 +41,13 @@ final class PrivateKafka {
     static final int PORT = 19092;
     static final int CONTROLLER_PORT = 19093;
     static final String BOOTSTRAP = "127.0.0.1:" + PORT;
-    static final int CLUSTER_PORT = 39092;
-    static final int CLUSTER_CONTROLLER_PORT = 39192;
+    /**
+     * The cluster's brokers listen on 19192-19194, its controllers on 19292-19294: below Linux's ephemeral range
+     * (32768-60999), where a client's outgoing connection can hold a port (39092 and 39194 were taken so, by clients of
+     * another broker, and the cluster's nodes failed to bind).
+     */
+    static final int CLUSTER_PORT = 19192;
+    static final int CLUSTER_CONTROLLER_PORT = 19292;
     private static final Duration TIMEOUT = Duration.ofMinutes(3);
 
     private final Path project = Path.of("").toAbsolutePath();
