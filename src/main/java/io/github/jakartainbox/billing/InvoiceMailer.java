@@ -4,6 +4,7 @@ import io.github.jakartainbox.inbox.DownstreamUnavailableException;
 import io.github.jakartainbox.inbox.Idempotent;
 import io.github.jakartainbox.inbox.text.Printable;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.mail.Address;
@@ -15,8 +16,13 @@ import jakarta.mail.internet.MimeMultipart;
 import jakarta.mail.util.ByteArrayDataSource;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -27,6 +33,22 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * in the transaction that claims the event. The mail's {@code Message-ID} is derived from the event id, so that a
  * second mail for the same event (sent in the window between the SMTP server's acceptance and this transaction's
  * commit, then sent again after a crash or a failed commit) carries the same Message-ID and is recognisable.
+ *
+ * <p><b>Several mails per transaction.</b> The channel runs groups of records in one transaction
+ * ({@code group.max-size}): each mail is still sent on its own, but their records and inbox rows commit together.
+ * When one delivery of a group fails, the connector rolls the whole group back and delivers its records again one
+ * by one, each in its own transaction. Two memories of this class keep that from sending any mail twice:
+ * <ul>
+ * <li>{@link #accepted}: the mails the SMTP server accepted whose record has not committed yet, by event id. A
+ *     delivery of such an event records the mail without sending it again (the server has it), whatever rolled its
+ *     transaction back: a later record of the group, a failed commit, the database lost after the send. An entry
+ *     leaves when a transaction recording that mail commits. It is this process's knowledge: after a crash the mail
+ *     is sent again, with the same Message-ID, as before.</li>
+ * <li>{@link #failedRecord}: per thread, the record whose mail was refused for good or is uncertain. Its delivery
+ *     again on the same thread, the same record object, can only be the group's one-by-one replay: it fails the same
+ *     way without a second SMTP attempt (an uncertain mail is never sent again by itself). A re-drive, a rewind or
+ *     a redelivery after a rebalance is another record object, and is sent as before.</li>
+ * </ul>
  */
 @ApplicationScoped
 public class InvoiceMailer {
@@ -39,6 +61,21 @@ public class InvoiceMailer {
     SmtpSender sender;
     @Inject
     InvoiceMailStatus status;
+    @Resource
+    TransactionSynchronizationRegistry transactions;
+
+    /** At most this many accepted mails are remembered unrecorded; past it a rolled-back mail is sent again. */
+    static final int ACCEPTED_LIMIT = 10_000;
+
+    /** Mails the SMTP server accepted whose record has not committed: event id to Message-ID. */
+    private final ConcurrentMap<UUID, String> accepted = new ConcurrentHashMap<>();
+
+    /** The record, on this thread, whose mail failed for good or uncertainly, and that failure. */
+    private final ThreadLocal<FailedRecord> failedRecord = new ThreadLocal<>();
+
+    /** A record whose send failed without a retry, and the failure it was dead-lettered with. */
+    private record FailedRecord(Object record, UnprocessableEventException failure) {
+    }
 
     /**
      * @param eventId an {@code invoices.issued} event id
@@ -80,13 +117,62 @@ public class InvoiceMailer {
                     "order id, customer, amount and currency must all match"));
         }
         String messageId = messageId(event.eventId());
-        send(invoice, messageId);
-        // recorded after the send, in the transaction that claims the event: a failed commit after the SMTP server
-        // accepted the mail leaves a mail without its record (and the retry mails again, with the same Message-ID)
-        em.createNativeQuery("UPDATE invoice SET mailed_at = now(), mail_message_id = ?1, mail_status = 'sent', "
-                + "mail_error = NULL WHERE id = ?2").setParameter(1, messageId).setParameter(2, invoice.getId())
+        if (messageId.equals(accepted.get(event.eventId()))) {
+            // the server accepted this mail in a transaction that rolled back: record it, do not send it again
+            forgetOnCommit(event.eventId(), messageId);
+        } else {
+            Object record = record(message);
+            FailedRecord failed = failedRecord.get();
+            if (failed != null && record != null && failed.record() == record) {
+                // the group's replay of the record whose mail failed: the same failure, no second SMTP attempt
+                failedRecord.remove();
+                throw new UnprocessableEventException(failed.failure().getMessage(), failed.failure());
+            }
+            try {
+                send(invoice, messageId);
+            } catch (UnprocessableEventException e) {
+                if (record != null) {
+                    failedRecord.set(new FailedRecord(record, e));
+                }
+                throw e;
+            }
+            if (accepted.size() < ACCEPTED_LIMIT) {
+                accepted.put(event.eventId(), messageId);
+                forgetOnCommit(event.eventId(), messageId);
+            }
+        }
+        // recorded after the send, in the transaction that claims the event (the time of the record, not of the
+        // transaction's start, which a group shares): a crash after the SMTP server accepted the mail leaves a mail
+        // without its record (and the retry mails again, with the same Message-ID)
+        em.createNativeQuery("UPDATE invoice SET mailed_at = clock_timestamp(), mail_message_id = ?1, "
+                + "mail_status = 'sent', mail_error = NULL WHERE id = ?2").setParameter(1, messageId).setParameter(2, invoice.getId())
                 .executeUpdate();
         return message.ack();
+    }
+
+    /** Forgets the accepted mail once a transaction that records it commits; a rollback keeps it. */
+    private void forgetOnCommit(UUID eventId, String messageId) {
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int outcome) {
+                if (outcome == Status.STATUS_COMMITTED) {
+                    accepted.remove(eventId, messageId);
+                }
+            }
+        });
+    }
+
+    /** @return the Kafka record the message carries (the same object when a group replays it), or null */
+    private static Object record(Message<byte[]> message) {
+        try {
+            return message.unwrap(org.apache.kafka.clients.consumer.ConsumerRecord.class);
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     private void send(Invoice invoice, String messageId) {

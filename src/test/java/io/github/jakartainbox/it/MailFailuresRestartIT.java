@@ -69,13 +69,17 @@ class MailFailuresRestartIT {
         Rule lost = proxy.rule("lost-", Fault.DROP_AFTER_DATA);
         BillingServer.startAndAwaitReady(serverEnvironment, Duration.ofMinutes(3));
 
-        // permanent: the refused customer first, five ordinary ones right behind it on the one mailer thread
+        // permanent: two ordinary customers, the refused one, five ordinary ones right behind it on the one mailer
+        // thread; sent together, they reach the mailer in one group, whose rollback at the refused mail must send
+        // neither of the two before it again nor the refused one
         String refusedTo = address("refused", run, 1);
+        List<String> before = List.of(address("early", run, 1), address("early", run, 2));
         List<String> ordinary = new ArrayList<>();
         for (int i = 1; i <= 5; i++) {
             ordinary.add(address("ok", run, i));
         }
-        List<String> first = new ArrayList<>(List.of(refusedTo));
+        List<String> first = new ArrayList<>(before);
+        first.add(refusedTo);
         first.addAll(ordinary);
         send(run, first);
         for (String to : ordinary) {
@@ -91,6 +95,10 @@ class MailFailuresRestartIT {
                 () -> assertEquals(0, Mailbox.of(refusedTo).size(), "nothing at GreenMail"),
                 () -> assertStatus(db, refusedTo, "failed", false),
                 () -> assertUnmailedListed(refusedTo, "failed", "550"));
+        for (String to : before) {
+            assertOneCopy(db, to, true);
+            assertStatus(db, to, "sent", true);
+        }
         for (String to : ordinary) {
             assertOneCopy(db, to, true);
             assertStatus(db, to, "sent", true);
