@@ -453,12 +453,10 @@ public class DeadLetterResource {
             case NO_EVENT_ID -> throw conflict(BillingMessage.BILLING0245E.format(id));
             case PROCESSED_SINCE -> throw conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(),
                     "processed event " + letter.eventId() + " at " + outcome.processedAt() + ", after this delivery "
-                            + "first failed at " + letter.firstFailedAt() + " (a later delivery of the same event id "
-                            + "succeeded, e.g. the producer's corrected send)", ": nothing is left to do"));
+                            + "first failed at " + letter.firstFailedAt()));
             case PROCESSED_BEFORE -> throw conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(),
                     "had already processed event " + letter.eventId() + " at " + outcome.processedAt() + " when this "
-                            + "other payload arrived under the same event id", "; if this payload is a change the "
-                            + "service must apply, the producer must send it as a new event with a new event id"));
+                            + "other payload arrived"));
             case DISCARDED_ELSEWHERE -> throw conflict(BillingMessage.BILLING0247E.format(id, letter.eventId(),
                     outcome.otherDiscarded().consumer(), outcome.otherDiscarded().id(),
                     outcome.otherDiscarded().resolvedBy()));

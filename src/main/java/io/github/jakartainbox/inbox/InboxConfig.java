@@ -1,7 +1,6 @@
 package io.github.jakartainbox.inbox;
 
 import io.github.jakartainbox.inbox.eventid.EventIds;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -173,7 +172,7 @@ public final class InboxConfig {
         public T parse(String property, String text) {
             T value = parser.apply(text);
             if (value == null) {
-                throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0004E, property, text, allowed));
+                throw new IllegalStateException(InboxMessage.INBOX0004E.format(property, text, allowed));
             }
             return value;
         }

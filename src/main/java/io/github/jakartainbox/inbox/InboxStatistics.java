@@ -1,7 +1,6 @@
 package io.github.jakartainbox.inbox;
 
 import io.github.jakartainbox.inbox.database.InboxDatabase;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.retention.InboxPurge;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -174,7 +173,7 @@ public class InboxStatistics {
             return Optional.of(new PurgeStatus(started, finished, rs.getLong(3),
                     rs.getLong(4), rs.getLong(8), error, errorAt, overdue, overdueAfter));
         } catch (SQLException e) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0308E, e.getMessage()), e);
+            throw new IllegalStateException(InboxMessage.INBOX0308E.format(e.getMessage()), e);
         }
     }
 

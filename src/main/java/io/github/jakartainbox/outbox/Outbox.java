@@ -87,11 +87,11 @@ public class Outbox {
     public UUID record(String topic, String key, Function<UUID, String> payload, Map<String, String> headers) {
         int status = registry.getTransactionStatus();
         if (status == Status.STATUS_NO_TRANSACTION) {
-            throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0001E, "Outbox.record(topic, key, payload, headers)"));
+            throw new IllegalStateException(OutboxMessage.OUTBOX0001E.format("Outbox.record(topic, key, payload, headers)"));
         }
         if (status != Status.STATUS_ACTIVE) {
             // a timed-out or rolled-back transaction is the caller's state, not a missing transaction
-            throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0007E,
+            throw new IllegalStateException(OutboxMessage.OUTBOX0007E.format(
                     "Outbox.record(topic, key, payload, headers)", status == Status.STATUS_MARKED_ROLLBACK
                             ? "marked for rollback" : "JTA status " + status));
         }
@@ -182,7 +182,7 @@ public class Outbox {
             insert.executeBatch();
         } catch (SQLException e) {
             SQLException cause = e.getNextException() != null ? e.getNextException() : e;
-            String message = OutboxLog.format(OutboxMessage.OUTBOX0006E, String.valueOf(rows.size()),
+            String message = OutboxMessage.OUTBOX0006E.format(String.valueOf(rows.size()),
                     rows.get(0).topic(), cause.getMessage());
             OutboxLog.LOG.log(OutboxMessage.OUTBOX0006E.level(), message);
             throw new OutboxException(message, cause);

@@ -61,7 +61,7 @@ public final class OutboxConfig {
         } catch (DateTimeParseException e) {
             // reported below
         }
-        throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0003E, key, text,
+        throw new IllegalStateException(OutboxMessage.OUTBOX0003E.format(key, text,
                 "a positive ISO-8601 duration such as PT1S or P7D"));
     }
 
@@ -75,7 +75,7 @@ public final class OutboxConfig {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0003E, key, text,
+        throw new IllegalStateException(OutboxMessage.OUTBOX0003E.format(key, text,
                 "an integer from " + min + " to " + max));
     }
 
@@ -84,7 +84,7 @@ public final class OutboxConfig {
         if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
             return Boolean.parseBoolean(text);
         }
-        throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0003E, key, text, "true or false"));
+        throw new IllegalStateException(OutboxMessage.OUTBOX0003E.format(key, text, "true or false"));
     }
 
     /** @return every {@code outbox.kafka.*} property, without the prefix */

@@ -50,7 +50,7 @@ class OutboxDatabase {
             if (!DatabaseFailures.unavailable(e.getCause())) {
                 throw e;
             }
-            OutboxLog.log(OutboxMessage.OUTBOX0203W, e.getCause().toString());
+            OutboxMessage.OUTBOX0203W.log(e.getCause().toString());
         }
     }
 
@@ -68,7 +68,7 @@ class OutboxDatabase {
         try {
             ready = (DataSource) new InitialContext().lookup(jndiName);
         } catch (NamingException | ClassCastException e) {
-            throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0002E, jndiName, e.toString()), e);
+            throw new IllegalStateException(OutboxMessage.OUTBOX0002E.format(jndiName, e.toString()), e);
         }
         dataSource = ready;
         return ready;
@@ -91,7 +91,7 @@ class OutboxDatabase {
         try {
             if (InboxConfig.SCHEMA_MIGRATE.get(config)) {
                 flyway(source).migrate();
-                OutboxLog.log(OutboxMessage.OUTBOX0008I, jndiName);
+                OutboxMessage.OUTBOX0008I.log(jndiName);
             } else {
                 try (Connection connection = source.getConnection(); Statement statement = connection.createStatement()) {
                     statement.execute("SELECT id, event_id, topic, delivered_at, given_up_at FROM outbox WHERE false");
@@ -101,7 +101,7 @@ class OutboxDatabase {
         } catch (SQLException | RuntimeException e) {
             Throwable cause = e instanceof org.flywaydb.core.api.FlywayException && e.getCause() != null
                     ? e.getCause() : e;
-            throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0009E, jndiName, e.toString()),
+            throw new IllegalStateException(OutboxMessage.OUTBOX0009E.format(jndiName, e.toString()),
                     cause);
         }
         tablesReady = true;

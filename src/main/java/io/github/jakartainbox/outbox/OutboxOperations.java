@@ -132,7 +132,7 @@ public class OutboxOperations {
             update.setLong(2, id);
             try (ResultSet rs = update.executeQuery()) {
                 if (rs.next()) {
-                    OutboxLog.log(OutboxMessage.OUTBOX0205I, String.valueOf(id), rs.getString(1), what, by);
+                    OutboxMessage.OUTBOX0205I.log(String.valueOf(id), rs.getString(1), what, by);
                     return Outcome.DONE;
                 }
             }

@@ -57,7 +57,7 @@ public class OutboxRelay {
         // read by the purge at every run; checked here so that a wrong value fails the start
         OutboxConfig.duration(config, OutboxConfig.RETENTION, OutboxConfig.RETENTION_DEFAULT);
         if (!OutboxConfig.bool(config, OutboxConfig.RELAY_ENABLED, true)) {
-            OutboxLog.log(OutboxMessage.OUTBOX0005W);
+            OutboxMessage.OUTBOX0005W.log();
             return;
         }
         Duration pollInterval = OutboxConfig.duration(config, OutboxConfig.POLL_INTERVAL,
@@ -71,7 +71,7 @@ public class OutboxRelay {
         Properties properties = producerProperties(config);
         producer = new KafkaProducer<>(properties, new StringSerializer(), new StringSerializer());
         worker = new RelayWorker(database.dataSource(), producer, settings);
-        OutboxLog.log(OutboxMessage.OUTBOX0004I, properties.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG), pollInterval,
+        OutboxMessage.OUTBOX0004I.log(properties.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG), pollInterval,
                 settings.lease(), String.valueOf(settings.batchSize()));
         poll = executor.scheduleWithFixedDelay(this::wake, 0, pollInterval.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -85,7 +85,7 @@ public class OutboxRelay {
         Properties properties = relayDefaults();
         properties.putAll(OutboxConfig.kafka(config));
         if (!properties.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
-            throw new IllegalStateException(OutboxLog.format(OutboxMessage.OUTBOX0003E, OutboxConfig.KAFKA_PREFIX
+            throw new IllegalStateException(OutboxMessage.OUTBOX0003E.format(OutboxConfig.KAFKA_PREFIX
                     + "bootstrap.servers", "", "the Kafka broker list, host:port[,host:port] (or set "
                     + OutboxConfig.RELAY_ENABLED + "=false on a server that must not relay)"));
         }
@@ -147,7 +147,7 @@ public class OutboxRelay {
             }
         } catch (Exception e) {
             if (!databaseWarned) {
-                OutboxLog.log(OutboxMessage.OUTBOX0203W, e.toString());
+                OutboxMessage.OUTBOX0203W.log(e.toString());
                 databaseWarned = true;
             }
         } finally {

@@ -73,7 +73,7 @@ final class RelayWorker {
                     }
                     delivered += send(connection, round);
                     if (!RelayStatements.lease(connection, owner, settings.lease())) {
-                        OutboxLog.log(OutboxMessage.OUTBOX0204W);
+                        OutboxMessage.OUTBOX0204W.log();
                         return delivered;
                     }
                 }
@@ -136,10 +136,10 @@ final class RelayWorker {
         String error = cause.getClass().getName() + ": " + cause.getMessage();
         RelayStatements.failed(connection, row.id(), error.length() > 4000 ? error.substring(0, 4000) : error, backoff);
         if (attempts == settings.failingAfter()) {
-            OutboxLog.log(OutboxMessage.OUTBOX0202E, String.valueOf(row.id()), row.eventId(), row.topic(),
-                    String.valueOf(attempts), settings.retryMaxDelay(), error);
+            OutboxMessage.OUTBOX0202E.log(String.valueOf(row.id()), row.eventId(), row.topic(),
+                    String.valueOf(attempts), error);
         } else {
-            OutboxLog.log(OutboxMessage.OUTBOX0201W, String.valueOf(row.id()), row.eventId(), row.topic(),
+            OutboxMessage.OUTBOX0201W.log(String.valueOf(row.id()), row.eventId(), row.topic(),
                     String.valueOf(attempts), String.valueOf(backoff.toMillis()), error);
         }
     }

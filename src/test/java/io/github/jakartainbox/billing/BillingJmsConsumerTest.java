@@ -23,7 +23,7 @@ class BillingJmsConsumerTest {
         UnprocessableEventException refused = assertThrows(UnprocessableEventException.class,
                 () -> new BillingJmsConsumer().onMessage(text(big)));
         assertEquals("BILLING0102E: orders.confirmed value is 4194304 bytes, more than the 65536 an order event may "
-                + "have; the producer sent something else.", refused.getMessage());
+                + "have.", refused.getMessage());
         String wide = "\u00e9".repeat(40_000) + "\uD83D\uDE00";
         refused = assertThrows(UnprocessableEventException.class, () -> new BillingJmsConsumer().onMessage(text(wide)));
         assertEquals(wide.getBytes(StandardCharsets.UTF_8).length + " bytes",

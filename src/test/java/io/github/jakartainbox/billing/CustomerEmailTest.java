@@ -77,7 +77,7 @@ class CustomerEmailTest {
     @Test
     void internationalizedAddressesAreRefusedSayingWhy() {
         refused("BILLING0113E", "j\u00f6rg@example.com", "holds non-ASCII character U+00F6 at index 1",
-                "internationalized addresses are not supported", "platform charset");
+                "internationalized addresses are not supported");
         refused("BILLING0113E", "bob@b\u00fccher.de", "U+00FC at index 5"); // an IDN, not its A-label
         refused("BILLING0113E", "bob@xn--bcher-kva.d\u0435", "U+0435 at index 19"); // Cyrillic e
         refused("BILLING0113E", "\ud83d\ude00\ud83d\ude00x@example.com", "U+1F600 at index 0");
@@ -103,7 +103,7 @@ class CustomerEmailTest {
         refused("BILLING0114E", "bob@", "the domain after the '@' is empty");
         refused("BILLING0114E", "bob", "it has no '@'");
         refused("BILLING0117E", "bob@localhost", "the domain is the single label 'localhost'",
-                "two or more dot-separated labels");
+                "two or more labels");
         refused("BILLING0117E", "bob@" + "a".repeat(64) + ".com", "has a label of 64 octets, more than 63");
         assertEquals("bob@" + "a".repeat(63) + ".com", CustomerEmail.check("customer_email",
                 "bob@" + "a".repeat(63) + ".com"));

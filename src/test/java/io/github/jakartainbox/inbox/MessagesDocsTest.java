@@ -1,15 +1,14 @@
 package io.github.jakartainbox.inbox;
 
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.docs.Markdown;
-import java.lang.reflect.Field;
+import io.github.jakartainbox.inbox.text.CataloguedMessage;
+import io.github.jakartainbox.inbox.text.Catalogues;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -24,17 +23,12 @@ class MessagesDocsTest {
             Pattern.compile("`([A-Z]+)(\\d{4})([IWE])`(?: - `([A-Z]+)(\\d{4})([IWE])`)?");
     private static final Pattern ROW = Pattern.compile("\\|\\s*`[A-Z]+\\d{4}[IWE]`.*");
 
-    /** @return every id of the five catalogues: inbox, outbox, billing, health, retention */
+    /** @return every id of the five catalogues */
     static Set<String> catalogue() throws Exception {
         Set<String> ids = new TreeSet<>();
-        for (String type : List.of("io.github.jakartainbox.inbox.logging.InboxMessage",
-                "io.github.jakartainbox.outbox.OutboxMessage", "io.github.jakartainbox.billing.BillingMessage")) {
-            for (Object message : Class.forName(type).getEnumConstants()) {
-                ids.add(((Enum<?>) message).name());
-            }
+        for (CataloguedMessage message : Catalogues.messages()) {
+            ids.add(message.name());
         }
-        ids.addAll(map("io.github.jakartainbox.inbox.health.Messages", "TEXTS").keySet());
-        ids.addAll(map("io.github.jakartainbox.inbox.retention.RetentionCheck", "MESSAGES").keySet());
         return ids;
     }
 
@@ -72,26 +66,5 @@ class MessagesDocsTest {
         unknown.removeAll(catalogue);
         assertEquals(Set.of(), missing, "ids of the catalogues missing from the page");
         assertEquals(Set.of(), unknown, "ids on the page that no catalogue has");
-    }
-
-    @Test
-    void eachMessageIsLoggedAtTheLevelItsIdSays() {
-        for (InboxMessage message : InboxMessage.values()) {
-            char severity = message.name().charAt(message.name().length() - 1);
-            int level = message.level().intValue();
-            switch (severity) {
-                case 'E' -> assertEquals(java.util.logging.Level.SEVERE.intValue(), level, message.name());
-                case 'W' -> assertEquals(java.util.logging.Level.WARNING.intValue(), level, message.name());
-                default -> assertTrue(level <= java.util.logging.Level.INFO.intValue(), message.name());
-            }
-            assertTrue(message.format("a", "b", "c", "d", "e", "f", "g").startsWith(message.name() + ": "));
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, String> map(String type, String field) throws Exception {
-        Field texts = Class.forName(type).getDeclaredField(field);
-        texts.setAccessible(true);
-        return (Map<String, String>) texts.get(null);
     }
 }

@@ -103,8 +103,8 @@ class ApiSecurityIT {
 
     /**
      * A producer that sent an event the contract refuses, then the corrected event under the same event id: the
-     * corrected one is processed, and the re-drive of the first one's dead letter says that nothing is left to do
-     * (it said that a corrected event needs a new event id, which the processed event contradicted).
+     * corrected one is processed, and the re-drive of the first one's dead letter says when, and to discard it (not
+     * that a corrected event needs a new event id, which the processed event contradicts).
      */
     @Test
     void aDeadLetterWhoseEventIdWasProcessedLaterIsRefusedAsDone() throws Exception {
@@ -121,7 +121,7 @@ class ApiSecurityIT {
         HttpResponse<String> redrive = Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR);
         assertEquals(409, redrive.statusCode(), redrive.body());
         assertTrue(redrive.body().contains("after this delivery first failed")
-                && redrive.body().contains("nothing is left to do")
+                && redrive.body().contains("discard it")
                 && !redrive.body().contains("new event id"), redrive.body());
     }
 
@@ -143,8 +143,8 @@ class ApiSecurityIT {
         HttpResponse<String> refused = Api.call("POST", API + "/dead-letters/" + analytics + "/redrive?consumer=all",
                 Api.OPERATOR);
         assertEquals(409, refused.statusCode(), refused.body());
-        assertTrue(refused.body().contains("consumer billing would process it")
-                && refused.body().contains("dead letter " + billing + " for this event was discarded by operator"),
+        assertTrue(refused.body().contains("consumer billing would process event ")
+                && refused.body().contains("dead letter " + billing + " was discarded by operator"),
                 refused.body());
         assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE id = ? AND redriven_at IS NULL "
                 + "AND discarded_at IS NULL", analytics), "the refused re-drive left analytics' row open");
@@ -266,8 +266,7 @@ class ApiSecurityIT {
         assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE id = ? AND redriven_at IS NULL", mismatch),
                 "the refused re-drive left the row open");
 
-        assertTrue(skipped.body().contains("the producer must send it as a new event with a new event id"),
-                skipped.body());
+        assertTrue(skipped.body().contains("would be skipped as a duplicate; discard it"), skipped.body());
 
         long foreign = deadLetter("shipping", UUID.randomUUID().toString(), "{}");
         HttpResponse<String> refused = Api.call("POST", API + "/dead-letters/" + foreign + "/redrive", Api.OPERATOR);

@@ -169,10 +169,10 @@ class BadInputIT {
             assertTrue(log.contains("INBOX0202E") && log.contains("event " + id + ": dead-lettered"),
                     "a log line names dead-lettered event " + id);
         }
-        assertTrue(log.contains("INBOX0204E: Consumer billing: the event id of a delivery is unusable"),
+        assertTrue(log.contains("INBOX0204E: Consumer billing: a delivery's event id is unusable"),
                 "a log line for the record without a usable event id");
-        assertTrue(log.contains("INBOX0226E: Consumer billing, a delivery without a usable event id: dead-lettered")
-                        && log.contains("It cannot be re-driven"),
+        assertTrue(log.contains("INBOX0226E: Consumer billing: a delivery without a usable event id was dead-lettered")
+                        && log.contains("it cannot be re-driven"),
                 "its dead letter's line says to discard it (INBOX0202E said to re-drive it, which is refused)");
         // a refusal the inbox handles (dead-lettered above) is not an FFDC incident: it used to leave the attempt's
         // @Transactional method and be recorded by Liberty (UOWManagerImpl.runUnderCurrentUOW), one FFDC1015I line and

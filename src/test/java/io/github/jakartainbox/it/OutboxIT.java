@@ -131,11 +131,11 @@ class OutboxIT {
     }
 
     @Test
-    void recordWithoutATransactionFailsNamingTheMethodAndWhatToDo() {
+    void recordWithoutATransactionFailsNamingTheMethod() {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> outbox().record("outbox-it-none", "k", id -> "{}"));
         assertTrue(e.getMessage().contains("OUTBOX0001E") && e.getMessage().contains("Outbox.record(")
-                && e.getMessage().contains("@Transactional"), e.getMessage());
+                && e.getMessage().contains("without an active JTA transaction"), e.getMessage());
     }
 
     /** A new-user trial: a group that outlived its timeout got OUTBOX0001E, "called without an active transaction". */

@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.claim;
 
 import io.github.jakartainbox.inbox.deadletter.InboxRedrives;
 import io.github.jakartainbox.inbox.delivery.ConsumerSettings;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.lang.reflect.Method;
 import java.sql.SQLException;
@@ -99,7 +98,7 @@ public final class GroupClaims implements DeliveryGroup.Claims {
     public InboxClaim.Result result(int position, String eventId, byte[] fingerprint, LocalDate month) {
         InboxClaim.Claim ahead = claims.get(position);
         if (!ahead.sameAs(eventId, fingerprint, month)) {
-            throw new ReadAheadMismatch(InboxLog.format(InboxMessage.INBOX0610W, consumer, ahead.eventId(), eventId));
+            throw new ReadAheadMismatch(InboxMessage.INBOX0610W.format(consumer, ahead.eventId(), eventId));
         }
         return results[position];
     }

@@ -4,7 +4,6 @@ import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
 import io.github.jakartainbox.inbox.delivery.ConsumerSettings;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -161,13 +160,13 @@ public class InboxClaim {
      */
     public Result claim(String consumer, String eventId, byte[] fingerprint, LocalDate month) throws SQLException {
         if (!transactions.isActive()) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0009E));
+            throw new IllegalStateException(InboxMessage.INBOX0009E.format());
         }
         try (Connection connection = database.connection()) {
             return claimOn(connection, consumer, eventId, fingerprint, month);
         } catch (SQLException e) {
             if (month != null && "23514".equals(e.getSQLState())) {
-                throw new UnprocessableEventException(InboxLog.format(InboxMessage.INBOX0232E, month), e);
+                throw new UnprocessableEventException(InboxMessage.INBOX0232E.format(month), e);
             }
             throw e;
         }
@@ -188,13 +187,13 @@ public class InboxClaim {
      */
     public Result[] claimAll(String consumer, java.util.List<Claim> claims) throws SQLException {
         if (!transactions.isActive()) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0009E));
+            throw new IllegalStateException(InboxMessage.INBOX0009E.format());
         }
         try (Connection connection = database.connection()) {
             return claimAllOn(connection, consumer, claims);
         } catch (SQLException e) {
             if ("23514".equals(e.getSQLState()) && !claims.isEmpty() && claims.get(0).month() != null) {
-                throw new UnprocessableEventException(InboxLog.format(InboxMessage.INBOX0232E,
+                throw new UnprocessableEventException(InboxMessage.INBOX0232E.format(
                         claims.stream().map(Claim::month).distinct().toList()), e);
             }
             throw e;

@@ -60,7 +60,7 @@ public class InboxDatabase {
                 throw e; // misconfigured: the deployment fails, saying what is wrong
             }
             // an outage is no reason to fail the deployment: nothing would start it again once the database is back
-            InboxLog.log(InboxMessage.INBOX0013W, InboxConfig.DATASOURCE.get(startConfig),
+            InboxMessage.INBOX0013W.log(InboxConfig.DATASOURCE.get(startConfig),
                     e.getCause().getCause().getMessage());
         }
     }
@@ -104,7 +104,7 @@ public class InboxDatabase {
         }
         if (transactions.active()) {
             // Flyway commits on its own connection state: it cannot run inside a global transaction
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0008E));
+            throw new IllegalStateException(InboxMessage.INBOX0008E.format());
         }
         Config config = startConfig != null ? startConfig : ConfigProvider.getConfig();
         String jndiName = InboxConfig.DATASOURCE.get(config);
@@ -112,12 +112,12 @@ public class InboxDatabase {
         try {
             found = (DataSource) new InitialContext().lookup(jndiName);
         } catch (NamingException | ClassCastException e) {
-            throw logged(InboxLog.format(InboxMessage.INBOX0002E, jndiName, e.toString()), e);
+            throw logged(InboxMessage.INBOX0002E.format(jndiName, e.toString()), e);
         }
         try (Connection probe = found.getConnection()) {
             // whatever PostgreSQL's reason (down, not accepting connections, full, authentication): not ready yet
         } catch (SQLException e) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0013W, jndiName, e.getMessage()),
+            throw new IllegalStateException(InboxMessage.INBOX0013W.format(jndiName, e.getMessage()),
                     new DatabaseUnavailableException(e));
         }
         boolean migrate;
@@ -131,7 +131,7 @@ public class InboxDatabase {
         try {
             if (migrate) {
                 flyway(found, monthly).migrate();
-                InboxLog.log(InboxMessage.INBOX0001I, jndiName);
+                InboxMessage.INBOX0001I.log(jndiName);
             } else {
                 try (Connection connection = found.getConnection(); Statement statement = connection.createStatement()) {
                     statement.execute("SELECT consumer, event_id, processed_at FROM inbox WHERE false");
@@ -147,13 +147,13 @@ public class InboxDatabase {
             }
             checkMode(found, monthly);
         } catch (SQLException | RuntimeException e) {
-            throw logged(InboxLog.format(InboxMessage.INBOX0003E, jndiName, e.toString()), e);
+            throw logged(InboxMessage.INBOX0003E.format(jndiName, e.toString()), e);
         }
         List<String> problems;
         try {
             problems = TwoPhaseCheck.check(found, jndiName);
         } catch (SQLException e) {
-            throw logged(InboxLog.format(InboxMessage.INBOX0003E, jndiName, e.toString()), e);
+            throw logged(InboxMessage.INBOX0003E.format(jndiName, e.toString()), e);
         }
         if (!problems.isEmpty()) {
             throw logged(String.join(" ", problems), null);
@@ -194,7 +194,7 @@ public class InboxDatabase {
              java.sql.ResultSet rs = statement.executeQuery("SELECT relkind::text FROM pg_class WHERE oid = 'inbox'::regclass")) {
             boolean isPartitioned = rs.next() && "p".equals(rs.getString(1));
             if (isPartitioned != monthly) {
-                throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0010E,
+                throw new IllegalStateException(InboxMessage.INBOX0010E.format(
                         isPartitioned ? "partitioned by month" : "not partitioned", monthly ? "monthly" : "none",
                         isPartitioned ? "monthly" : "none"));
             }

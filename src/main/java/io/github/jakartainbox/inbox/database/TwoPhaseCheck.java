@@ -1,6 +1,5 @@
 package io.github.jakartainbox.inbox.database;
 
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -65,11 +64,11 @@ final class TwoPhaseCheck {
     static List<String> problems(String jndiName, boolean xa, int maxPreparedTransactions, List<Deferrable> deferrable) {
         List<String> problems = new ArrayList<>();
         if (xa && maxPreparedTransactions <= 0) {
-            problems.add(InboxLog.format(InboxMessage.INBOX0800E, jndiName,
+            problems.add(InboxMessage.INBOX0800E.format(jndiName,
                     String.valueOf(maxPreparedTransactions)));
         }
         for (Deferrable constraint : deferrable) {
-            problems.add(InboxLog.format(InboxMessage.INBOX0801E, constraint.name(), jndiName, constraint.fix()));
+            problems.add(InboxMessage.INBOX0801E.format(constraint.name(), jndiName, constraint.fix()));
         }
         return problems;
     }
@@ -111,7 +110,7 @@ final class TwoPhaseCheck {
             }
         }
         if (xa) {
-            InboxLog.log(InboxMessage.INBOX0802I, jndiName, String.valueOf(maxPrepared));
+            InboxMessage.INBOX0802I.log(jndiName, String.valueOf(maxPrepared));
         }
         return problems(jndiName, xa, maxPrepared, deferrable);
     }

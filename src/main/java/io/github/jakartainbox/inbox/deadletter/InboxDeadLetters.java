@@ -3,7 +3,6 @@ package io.github.jakartainbox.inbox.deadletter;
 import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -259,7 +258,7 @@ public class InboxDeadLetters {
      */
     public RedriveClaim claimRedrive(long id, String operator) throws SQLException {
         if (transactions.active()) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0240E, "claimRedrive"));
+            throw new IllegalStateException(InboxMessage.INBOX0240E.format("claimRedrive"));
         }
         long leaseMillis = redriveLease().toMillis();
         try (Connection connection = database.connection()) {
@@ -442,7 +441,7 @@ public class InboxDeadLetters {
 
     private static void checkLimit(int limit, int max) {
         if (limit < 1 || limit > max) {
-            throw new IllegalArgumentException(InboxLog.format(InboxMessage.INBOX0401E, max, limit));
+            throw new IllegalArgumentException(InboxMessage.INBOX0401E.format(max, limit));
         }
     }
 

@@ -7,7 +7,6 @@ import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.failure.Failures;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import io.github.jakartainbox.inbox.spi.DeliverySpan;
@@ -64,7 +63,7 @@ public class DeliverySteps {
             eventId = consumer.eventId(delivery);
         } catch (RuntimeException e) {
             // InvalidEventIdException, or anything else reading the id threw: never let it reach the connector
-            InboxLog.log(InboxMessage.INBOX0204E, consumer.name(), Failures.describe(e));
+            InboxMessage.INBOX0204E.log(consumer.name(), Failures.describe(e));
             deadLetters.deadLetter(null, e, 0);
             span.outcome(DeliveryOutcome.DEAD_LETTERED, e);
             return null;
@@ -92,12 +91,12 @@ public class DeliverySteps {
                                    DeadLetters deadLetters) throws Exception {
         statistics.duplicateSkipped(consumer.name());
         if (claim == InboxClaim.Result.DUPLICATE) {
-            InboxLog.log(InboxMessage.INBOX0101I, consumer.name(), eventId);
+            InboxMessage.INBOX0101I.log(consumer.name(), eventId);
             return DeliveryOutcome.DUPLICATE;
         }
-        InboxLog.log(InboxMessage.INBOX0102E, consumer.name(), eventId);
+        InboxMessage.INBOX0102E.log(consumer.name(), eventId);
         deadLetters.deadLetter(eventId, new UnprocessableEventException(
-                InboxLog.format(InboxMessage.INBOX0103E, eventId, consumer.name())), 0);
+                InboxMessage.INBOX0103E.format(eventId, consumer.name())), 0);
         return DeliveryOutcome.FINGERPRINT_MISMATCH;
     }
 
@@ -119,11 +118,11 @@ public class DeliverySteps {
         }
         String cause = Failures.describe(failure);
         if (kind == FailureKind.UNAVAILABLE) {
-            InboxLog.log(InboxMessage.INBOX0227W, consumer.name(), eventId, String.valueOf(waitMillis), cause);
+            InboxMessage.INBOX0227W.log(consumer.name(), eventId, String.valueOf(waitMillis), cause);
             return true;
         }
         if (kind == FailureKind.TRANSIENT) {
-            InboxLog.log(InboxMessage.INBOX0205W, consumer.name(), eventId, FailureKind.sqlState(failure),
+            InboxMessage.INBOX0205W.log(consumer.name(), eventId, FailureKind.sqlState(failure),
                     decision.waited(), consumer.failurePolicy().transientBudget(), String.valueOf(waitMillis), cause);
             return true;
         }

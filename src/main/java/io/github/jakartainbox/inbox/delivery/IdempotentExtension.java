@@ -63,7 +63,7 @@ public class IdempotentExtension implements Extension {
                         ? annotated.getAnnotation(Idempotent.class) : type.getAnnotation(Idempotent.class);
                 Method method = annotated.getJavaMember();
                 check(type.getJavaClass(), method, binding).forEach(
-                        p -> problems.add(InboxLog.format(InboxMessage.INBOX0005E, describe(method), p)));
+                        p -> problems.add(InboxMessage.INBOX0005E.format(describe(method), p)));
                 methodsByConsumer.computeIfAbsent(binding.consumer(), c -> new ArrayList<>()).add(method);
             }
         }
@@ -80,18 +80,18 @@ public class IdempotentExtension implements Extension {
         problems.addAll(sharedStoredNames(storedNames, methodsByConsumer));
         Config channels = ConfigProvider.getConfig();
         methodsByConsumer.values().forEach(methods -> KafkaIsolationCheck.concurrencyWithoutTopic(channels, methods)
-                .forEach(channel -> problems.add(InboxLog.format(InboxMessage.INBOX0609E, channel))));
+                .forEach(channel -> problems.add(InboxMessage.INBOX0609E.format(channel))));
         problems.forEach(problem -> {
             InboxLog.LOG.severe(problem); // its own line, besides the deployment failure that carries it
             event.addDeploymentProblem(new DeploymentException(problem));
         });
         Config config = ConfigProvider.getConfig();
         methodsByConsumer.values().forEach(methods -> KafkaIsolationCheck.readUncommitted(config, methods)
-                .forEach(f -> InboxLog.log(InboxMessage.INBOX0012W, describe(f.method()), f.channel(),
+                .forEach(f -> InboxMessage.INBOX0012W.log(describe(f.method()), f.channel(),
                         f.isolationLevel())));
         String kafka = KafkaClientVersion.present();
         if (kafka != null && !KafkaClientVersion.safe(kafka)) {
-            InboxLog.log(InboxMessage.INBOX0014W, kafka, KafkaClientVersion.SAFE);
+            InboxMessage.INBOX0014W.log(kafka, KafkaClientVersion.SAFE);
         }
         for (String key : config.getPropertyNames()) {
             // retention keys may name consumers that only the purge knows (rows of a retired consumer)
@@ -101,16 +101,16 @@ public class IdempotentExtension implements Extension {
             if (!retention && key.startsWith(InboxConfig.CONSUMER_PREFIX) && afterConsumer > 0) {
                 String consumer = key.substring(InboxConfig.CONSUMER_PREFIX.length(), afterConsumer);
                 if (!methodsByConsumer.containsKey(consumer)) {
-                    InboxLog.log(InboxMessage.INBOX0006W, consumer, key);
+                    InboxMessage.INBOX0006W.log(consumer, key);
                 }
             }
             if (!isKnownKey(key)) {
-                InboxLog.log(InboxMessage.INBOX0011W, key);
+                InboxMessage.INBOX0011W.log(key);
             }
         }
         // the name has no global form: INBOX_NAME in the environment would otherwise be ignored in silence
         config.getOptionalValue(InboxConfig.NAME.globalName(), String.class)
-                .ifPresent(value -> InboxLog.log(InboxMessage.INBOX0011W, InboxConfig.NAME.globalName()));
+                .ifPresent(value -> InboxMessage.INBOX0011W.log(InboxConfig.NAME.globalName()));
     }
 
     /**
@@ -124,7 +124,7 @@ public class IdempotentExtension implements Extension {
         storedNames.forEach((consumer, stored) -> {
             String other = consumerByStoredName.putIfAbsent(stored, consumer);
             if (other != null) {
-                found.add(InboxLog.format(InboxMessage.INBOX0007E, other, describe(methodsByConsumer.get(other)),
+                found.add(InboxMessage.INBOX0007E.format(other, describe(methodsByConsumer.get(other)),
                         consumer, describe(methodsByConsumer.get(consumer)), stored));
             }
         });
@@ -171,12 +171,12 @@ public class IdempotentExtension implements Extension {
                     beans.createInstance().select(EventIdExtractor.class));
             if (settings.eventIdSource().needsMessage()) {
                 methods.stream().filter(m -> Delivery.messageParameterIndex(m) < 0).forEach(m -> problems.add(
-                        InboxLog.format(InboxMessage.INBOX0005E, describe(m), "consumer '" + consumer + "' reads its event ids "
+                        InboxMessage.INBOX0005E.format(describe(m), "consumer '" + consumer + "' reads its event ids "
                                 + "from a Kafka header, so the method must take a Message<T> parameter.")));
             }
             if (settings.eventIdSource().needsJmsMessage()) {
                 methods.stream().filter(m -> Delivery.jmsParameterIndex(m) < 0).forEach(m -> problems.add(
-                        InboxLog.format(InboxMessage.INBOX0005E, describe(m), "consumer '" + consumer + "' reads its event ids "
+                        InboxMessage.INBOX0005E.format(describe(m), "consumer '" + consumer + "' reads its event ids "
                                 + "from a JMS message (event-id.source " + InboxConfig.EVENT_ID_SOURCE.get(ConfigProvider.getConfig(), consumer)
                                 + "), so the method must take a jakarta.jms.Message parameter (a message-driven bean's onMessage).")));
             }

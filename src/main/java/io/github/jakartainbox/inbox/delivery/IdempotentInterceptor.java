@@ -98,7 +98,7 @@ public class IdempotentInterceptor {
             // a re-drive for another consumer of the topic: no claim, no effect, acknowledged (in a group: settled,
             // and its offset moves with the group's commit)
             statistics.redriveForOtherSkipped(consumer.name());
-            InboxLog.log(InboxMessage.INBOX0104I, consumer.name(), String.valueOf(carrier),
+            InboxMessage.INBOX0104I.log(consumer.name(), String.valueOf(carrier),
                     String.valueOf(InboxRedrives.deadLetterOf(carrier)), aim);
             span.outcome(DeliveryOutcome.AIMED_ELSEWHERE, null);
             boolean inGroup = group != null && transactions.isActive();
@@ -137,7 +137,7 @@ public class IdempotentInterceptor {
                     throw e;
                 }
                 long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();
-                InboxLog.log(InboxMessage.INBOX0206W, consumer.name(), "(not read yet)", String.valueOf(waitMillis),
+                InboxMessage.INBOX0206W.log(consumer.name(), "(not read yet)", String.valueOf(waitMillis),
                         e.getMessage());
                 sleep(waitMillis, e);
             }
@@ -186,10 +186,10 @@ public class IdempotentInterceptor {
                 case DUPLICATE -> {
                     span.outcome(DeliveryOutcome.DUPLICATE, null);
                     statistics.duplicateSkipped(consumer.name());
-                    InboxLog.log(InboxMessage.INBOX0101I, consumer.name(), eventId);
+                    InboxMessage.INBOX0101I.log(consumer.name(), eventId);
                 }
                 default -> group.failed(new UnprocessableEventException(
-                        InboxLog.format(InboxMessage.INBOX0103E, eventId, consumer.name())));
+                        InboxMessage.INBOX0103E.format(eventId, consumer.name())));
             }
         } catch (Exception | Error e) {
             group.failed(e);
@@ -228,10 +228,10 @@ public class IdempotentInterceptor {
                 if (!steps.countedWait(consumer, eventId, decision, failure, waitMillis)) {
                     String cause = Failures.describe(failure);
                     if (decision.kind() == FailureKind.OUTAGE) {
-                        InboxLog.log(InboxMessage.INBOX0206W, consumer.name(), eventId, String.valueOf(waitMillis),
+                        InboxMessage.INBOX0206W.log(consumer.name(), eventId, String.valueOf(waitMillis),
                                 cause);
                     } else {
-                        InboxLog.log(InboxMessage.INBOX0201W, consumer.name(), eventId,
+                        InboxMessage.INBOX0201W.log(consumer.name(), eventId,
                                 String.valueOf(decision.attempts()), String.valueOf(consumer.retry().maxAttempts()),
                                 String.valueOf(waitMillis), cause);
                     }
@@ -301,7 +301,7 @@ public class IdempotentInterceptor {
             stage.toCompletableFuture().get();
         }
         if (message != null && message.nackReason() != null) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0209E,
+            throw new IllegalStateException(InboxMessage.INBOX0209E.format(
                     Failures.describe(message.nackReason())), message.nackReason());
         }
         return new Outcome(InboxClaim.Result.NEW, result);
@@ -323,7 +323,7 @@ public class IdempotentInterceptor {
     public static String deadLetterReason(Throwable reason, int attempts, String location) {
         String error = Failures.describe(reason);
         if (!Failures.namesItself(error)) {
-            error = InboxLog.format(InboxMessage.INBOX0228E, String.valueOf(attempts), error);
+            error = InboxMessage.INBOX0228E.format(String.valueOf(attempts), error);
         }
         return location == null ? error : error + " [" + location + "]";
     }
@@ -346,9 +346,9 @@ public class IdempotentInterceptor {
                     return null;
                 });
                 if (eventId == null) {
-                    InboxLog.log(InboxMessage.INBOX0226E, consumer.name(), error);
+                    InboxMessage.INBOX0226E.log(consumer.name(), error);
                 } else {
-                    InboxLog.log(InboxMessage.INBOX0202E, consumer.name(), shownId, String.valueOf(attempts), error);
+                    InboxMessage.INBOX0202E.log(consumer.name(), shownId, String.valueOf(attempts), error);
                 }
                 return;
             } catch (Exception e) {
@@ -357,7 +357,7 @@ public class IdempotentInterceptor {
                 FailureKind kind = FailureKind.of(e);
                 full = kind == FailureKind.OUTAGE || kind == FailureKind.TRANSIENT;
                 long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();
-                InboxLog.log(InboxMessage.INBOX0203E, consumer.name(), shownId, Failures.describe(e),
+                InboxMessage.INBOX0203E.log(consumer.name(), shownId, Failures.describe(e),
                         String.valueOf(waitMillis));
                 sleep(waitMillis, e);
             }

@@ -11,7 +11,6 @@ import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.failure.RetryPolicy;
 import io.github.jakartainbox.inbox.jms.JmsMessageIdEventIdSource;
 import io.github.jakartainbox.inbox.jms.JmsPropertyEventIdSource;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.spi.EventIdExtractor;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -46,7 +45,7 @@ public class InboxConsumers {
             binding = method.getDeclaringClass().getAnnotation(Idempotent.class);
         }
         if (binding == null) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0005E, method, "no @Idempotent found on the "
+            throw new IllegalStateException(InboxMessage.INBOX0005E.format(method, "no @Idempotent found on the "
                     + "method or its class (is the binding inherited through a stereotype? name it directly)."));
         }
         return binding.consumer();
@@ -85,7 +84,7 @@ public class InboxConsumers {
                 String bean = InboxConfig.EVENT_ID_BEAN.find(config, consumer).orElse("");
                 Instance<EventIdExtractor> candidates = extractors.select(NamedLiteral.of(bean));
                 if (bean.isEmpty() || !candidates.isResolvable()) {
-                    throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0004E,
+                    throw new IllegalStateException(InboxMessage.INBOX0004E.format(
                             InboxConfig.EVENT_ID_BEAN.consumerName(consumer), bean,
                             InboxConfig.EVENT_ID_BEAN.allowed()));
                 }

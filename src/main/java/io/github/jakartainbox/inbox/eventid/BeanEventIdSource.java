@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.eventid;
 
 import io.github.jakartainbox.inbox.InvalidEventIdException;
 import io.github.jakartainbox.inbox.claim.Delivery;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.text.Printable;
 import io.github.jakartainbox.inbox.spi.EventIdExtractor;
@@ -30,7 +29,7 @@ public final class BeanEventIdSource implements EventIdSource {
         try {
             return current.eventId(delivery.payload(), delivery.message());
         } catch (RuntimeException e) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0216E, beanName,
+            throw new InvalidEventIdException(InboxMessage.INBOX0216E.format(beanName,
                     Printable.of(String.valueOf(e), 200)));
         }
     }

@@ -1,7 +1,6 @@
 package io.github.jakartainbox.inbox.eventid;
 
 import io.github.jakartainbox.inbox.InvalidEventIdException;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.text.Printable;
 import java.util.Locale;
@@ -54,24 +53,24 @@ public final class EventIds {
      */
     public static String normalize(String raw, int maxLength, String where) {
         if (raw == null) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0210E, where));
+            throw new InvalidEventIdException(InboxMessage.INBOX0210E.format(where));
         }
         if (raw.isBlank()) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0211E, where));
+            throw new InvalidEventIdException(InboxMessage.INBOX0211E.format(where));
         }
         int length = raw.codePointCount(0, raw.length());
         if (length > maxLength) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0212E, where, length, maxLength,
+            throw new InvalidEventIdException(InboxMessage.INBOX0212E.format(where, length, maxLength,
                     Printable.of(raw, 40)));
         }
         if (isSpace(raw.codePointAt(0)) || isSpace(raw.codePointBefore(raw.length()))) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0213E, where, Printable.of(raw, 80)));
+            throw new InvalidEventIdException(InboxMessage.INBOX0213E.format(where, Printable.of(raw, 80)));
         }
         if (raw.codePoints().anyMatch(c -> Character.isISOControl(c) || Character.getType(c) == Character.FORMAT)) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0214E, where));
+            throw new InvalidEventIdException(InboxMessage.INBOX0214E.format(where));
         }
         if (raw.indexOf('\uFFFD') >= 0) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0215E, where));
+            throw new InvalidEventIdException(InboxMessage.INBOX0215E.format(where));
         }
         if (UUID_TEXT.matcher(raw).matches()) {
             return raw.toLowerCase(Locale.ROOT);

@@ -1,7 +1,6 @@
 package io.github.jakartainbox.inbox.eventid;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.text.Printable;
 import java.time.Instant;
@@ -46,7 +45,7 @@ public final class EventMonths {
         try {
             return OffsetDateTime.parse(text).toInstant();
         } catch (DateTimeParseException | NullPointerException e) {
-            throw new UnprocessableEventException(InboxLog.format(InboxMessage.INBOX0233E, where,
+            throw new UnprocessableEventException(InboxMessage.INBOX0233E.format(where,
                     Printable.of(text, 60)));
         }
     }

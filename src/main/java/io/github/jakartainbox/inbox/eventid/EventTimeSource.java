@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.eventid;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.claim.Delivery;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -31,13 +30,13 @@ public final class EventTimeSource {
         if (field != null) {
             String text = field.rawEventId(delivery);
             if (text == null) {
-                throw new UnprocessableEventException(InboxLog.format(InboxMessage.INBOX0230E, field.where()));
+                throw new UnprocessableEventException(InboxMessage.INBOX0230E.format(field.where()));
             }
             time = EventMonths.parseEventTime(text, field.where());
         } else {
             time = EventMonths.uuidV7Time(eventId);
             if (time == null) {
-                throw new UnprocessableEventException(InboxLog.format(InboxMessage.INBOX0231E, eventId));
+                throw new UnprocessableEventException(InboxMessage.INBOX0231E.format(eventId));
             }
         }
         return EventMonths.monthOf(time);

@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.eventid;
 
 import io.github.jakartainbox.inbox.InvalidEventIdException;
 import io.github.jakartainbox.inbox.claim.Delivery;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.text.Printable;
 import io.github.jakartainbox.inbox.text.Utf8;
@@ -25,13 +24,13 @@ public final class KafkaHeaderEventIdSource implements EventIdSource {
     @Override
     public String rawEventId(Delivery delivery) {
         if (delivery.message() == null) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0217E, where()));
+            throw new InvalidEventIdException(InboxMessage.INBOX0217E.format(where()));
         }
         ConsumerRecord<?, ?> record;
         try {
             record = delivery.message().unwrap(ConsumerRecord.class);
         } catch (RuntimeException e) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0218E, where(),
+            throw new InvalidEventIdException(InboxMessage.INBOX0218E.format(where(),
                     Printable.of(e.getMessage(), 200)));
         }
         Header value = record.headers().lastHeader(header);
@@ -40,7 +39,7 @@ public final class KafkaHeaderEventIdSource implements EventIdSource {
         }
         String text = Utf8.decode(value.value());
         if (text == null) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0219E, where()));
+            throw new InvalidEventIdException(InboxMessage.INBOX0219E.format(where()));
         }
         return text;
     }

@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.eventid;
 
 import io.github.jakartainbox.inbox.InvalidEventIdException;
 import io.github.jakartainbox.inbox.claim.Delivery;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.text.StrictJson;
 import io.github.jakartainbox.inbox.text.Utf8;
@@ -32,13 +31,13 @@ public final class PayloadFieldEventIdSource implements EventIdSource {
         } else if (payload instanceof String || payload instanceof byte[]) {
             String text = payload instanceof String s ? s : Utf8.decode((byte[]) payload);
             if (text == null) {
-                throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0220E, where()));
+                throw new InvalidEventIdException(InboxMessage.INBOX0220E.format(where()));
             }
             object = parse(text);
         } else if (payload == null) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0221E, where()));
+            throw new InvalidEventIdException(InboxMessage.INBOX0221E.format(where()));
         } else {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0222E, where(),
+            throw new InvalidEventIdException(InboxMessage.INBOX0222E.format(where(),
                     payload.getClass().getName()));
         }
         JsonValue value = object.get(field);
@@ -48,17 +47,17 @@ public final class PayloadFieldEventIdSource implements EventIdSource {
         if (value instanceof JsonString text) {
             return text.getString();
         }
-        throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0223E, where(), value.getValueType()));
+        throw new InvalidEventIdException(InboxMessage.INBOX0223E.format(where(), value.getValueType()));
     }
 
     private JsonObject parse(String text) {
         if (text.isBlank()) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0224E, where()));
+            throw new InvalidEventIdException(InboxMessage.INBOX0224E.format(where()));
         }
         try {
             return StrictJson.readObject(text);
         } catch (JsonException e) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0225E, where(), e.getMessage()));
+            throw new InvalidEventIdException(InboxMessage.INBOX0225E.format(where(), e.getMessage()));
         }
     }
 

@@ -1,7 +1,6 @@
 package io.github.jakartainbox.inbox.failure;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.time.Clock;
 import java.time.Duration;
@@ -111,8 +110,8 @@ public final class FailurePolicy {
                     }
                     Duration waited = Duration.between(firstTransient, now);
                     if (waited.compareTo(transientBudget) >= 0) {
-                        return deadLetter(kind, new UnprocessableEventException(InboxLog.format(
-                                InboxMessage.INBOX0207E, FailureKind.sqlState(failure), waited, transientBudget,
+                        return deadLetter(kind, new UnprocessableEventException(InboxMessage.INBOX0207E.format(
+                                FailureKind.sqlState(failure), waited, transientBudget,
                                 consumer, Failures.describe(failure)), Failures.cause(failure)), waited);
                     }
                     Duration wait = retry.delayAfter(++transients);
@@ -126,7 +125,7 @@ public final class FailurePolicy {
                     if (cause instanceof UnprocessableEventException || state == null) {
                         return deadLetter(kind, cause, null);
                     }
-                    return deadLetter(kind, new UnprocessableEventException(InboxLog.format(InboxMessage.INBOX0208E,
+                    return deadLetter(kind, new UnprocessableEventException(InboxMessage.INBOX0208E.format(
                             state, sqlStateName(state), Failures.describe(failure)), cause), null);
                 default:
                     attempts++;

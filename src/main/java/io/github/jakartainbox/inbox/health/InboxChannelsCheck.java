@@ -82,7 +82,7 @@ public class InboxChannelsCheck implements HealthCheck {
             String problem;
             String starting = null;
             if (group == null) {
-                problem = Messages.format("HEALTH0101E", channel, "group.id");
+                problem = HealthMessage.HEALTH0101E.format(channel, "group.id");
             } else {
                 List<KafkaConsumers.Consumer> consumers = KafkaConsumers.of(clientId);
                 long assigned = 0;
@@ -111,7 +111,7 @@ public class InboxChannelsCheck implements HealthCheck {
             if (problem == null && inboxKafka) {
                 for (InboxKafkaConnector.CommitLag lag : InboxKafkaConnector.commitLag(channel)) {
                     response.withData(prefix + "commit-lag." + lag.partition(), lag.behindFor().withNanos(0).toString());
-                    problem = Messages.format("HEALTH0104E", channel, lag.partition(),
+                    problem = HealthMessage.HEALTH0104E.format(channel, lag.partition(),
                             lag.behindFor().withNanos(0), lag.alertAfter());
                 }
             }
@@ -157,7 +157,7 @@ public class InboxChannelsCheck implements HealthCheck {
         String since = sinceStart.withNanos(0).toString();
         if (consumers.isEmpty()) {
             return inGrace ? new Judgement(null, "starting: no Kafka consumer yet, " + since + " after start (grace "
-                    + grace + ")") : new Judgement(Messages.format("HEALTH0102E", channel, group), null);
+                    + grace + ")") : new Judgement(HealthMessage.HEALTH0102E.format(channel, group), null);
         }
         String problem = null;
         String starting = null;
@@ -167,10 +167,10 @@ public class InboxChannelsCheck implements HealthCheck {
                     starting = "starting: client " + consumer.clientId() + " has not joined group " + group
                             + " yet, " + since + " after start (grace " + grace + ")";
                 } else {
-                    problem = Messages.format("HEALTH0105E", channel, group, consumer.clientId(), grace);
+                    problem = HealthMessage.HEALTH0105E.format(channel, group, consumer.clientId(), grace);
                 }
             } else if (consumer.lastHeartbeat().compareTo(sessionTimeout) > 0) {
-                problem = Messages.format("HEALTH0103E", channel, group, consumer.clientId(),
+                problem = HealthMessage.HEALTH0103E.format(channel, group, consumer.clientId(),
                         consumer.lastHeartbeat().toString(), sessionTimeout);
             }
         }

@@ -77,7 +77,7 @@ public class InboxDatabaseCheck implements HealthCheck {
                     String expectedVersion = highest(expected);
                     response.withData("schema-version", highest(applied)).withData("schema-expected", expectedVersion);
                     if (!pending.isEmpty()) {
-                        response.down().withData("reason", Messages.format("HEALTH0002E", jndiName, highest(applied),
+                        response.down().withData("reason", HealthMessage.HEALTH0002E.format(jndiName, highest(applied),
                                 expectedVersion, String.join(", ", pending)));
                     }
                 } else {
@@ -87,7 +87,7 @@ public class InboxDatabaseCheck implements HealthCheck {
                 deadLetters(statement, response);
             }
         } catch (NamingException | SQLException | RuntimeException e) {
-            return response.down().withData("reason", Messages.format("HEALTH0001E", jndiName, e.getMessage())).build();
+            return response.down().withData("reason", HealthMessage.HEALTH0001E.format(jndiName, e.getMessage())).build();
         }
         for (RetentionCheck.ConsumerRetention r : retention.last()) {
             String key = "retention." + r.consumer();

@@ -15,7 +15,6 @@ import io.github.jakartainbox.inbox.delivery.InboxLifecycle;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.failure.Failures;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import io.github.jakartainbox.inbox.spi.DeliverySpan;
@@ -115,14 +114,14 @@ public class JmsDeliveries {
     public Object deliver(InvocationContext context, ConsumerSettings consumer, Delivery delivery, DeliverySpan span)
             throws Exception {
         if (!transactions.active()) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0706E, consumer.name(),
+            throw new IllegalStateException(InboxMessage.INBOX0706E.format(consumer.name(),
                     context.getMethod().getDeclaringClass().getName() + "." + context.getMethod().getName()));
         }
         String messageId = messageId(delivery);
         String key = consumer.name() + '\u0000' + messageId;
         Failing before = failing.get(key);
         if (before != null && before.verdict != null) {
-            InboxLog.log(InboxMessage.INBOX0707E, consumer.name(), messageId, before.attempts,
+            InboxMessage.INBOX0707E.log(consumer.name(), messageId, before.attempts,
                     JmsMessages.deliveryCount(delivery.jms()), Failures.describe(before.verdict));
             span.eventId(before.eventId);
             if (deadLetter(consumer, before.eventId, delivery, messageId, before.verdict, before.attempts)) {
@@ -175,20 +174,20 @@ public class JmsDeliveries {
         int deliveryCount = JmsMessages.deliveryCount(delivery.jms());
         String cause = Failures.describe(failure);
         if (decision.action() == FailurePolicy.Action.DEAD_LETTER) {
-            InboxLog.log(InboxMessage.INBOX0704W, consumer.name(), eventId, messageId, deliveryCount,
+            InboxMessage.INBOX0704W.log(consumer.name(), eventId, messageId, deliveryCount,
                     decision.attempts(), consumer.retry().maxAttempts(), 0, cause);
             return;
         }
         if (decision.kind() == FailureKind.OUTAGE) {
             steps.countedWait(consumer, eventId, decision, failure, 0);
             Duration wait = outageWait(method);
-            InboxLog.log(InboxMessage.INBOX0705W, consumer.name(), eventId, messageId, wait, cause);
+            InboxMessage.INBOX0705W.log(consumer.name(), eventId, messageId, wait, cause);
             waitForDatabase(consumer, wait);
             return;
         }
         long waitMillis = decision.delay().toMillis();
         if (!steps.countedWait(consumer, eventId, decision, failure, waitMillis)) {
-            InboxLog.log(InboxMessage.INBOX0704W, consumer.name(), eventId, messageId, deliveryCount,
+            InboxMessage.INBOX0704W.log(consumer.name(), eventId, messageId, deliveryCount,
                     decision.attempts(), consumer.retry().maxAttempts(), waitMillis, cause);
         }
         InboxLifecycle.pause(waitMillis);
@@ -210,7 +209,7 @@ public class JmsDeliveries {
                 if (status == Status.STATUS_COMMITTED) {
                     return;
                 }
-                Exception notCommitted = new IllegalStateException(InboxLog.format(InboxMessage.INBOX0710E,
+                Exception notCommitted = new IllegalStateException(InboxMessage.INBOX0710E.format(
                         consumer.name(), messageId, status));
                 Failing state = failing.computeIfAbsent(key, k -> new Failing(consumer.failurePolicy().newDelivery()));
                 synchronized (state) {
@@ -220,7 +219,7 @@ public class JmsDeliveries {
                         state.verdict = decision.reason();
                         state.attempts = Math.max(decision.attempts(), 1);
                     }
-                    InboxLog.log(InboxMessage.INBOX0704W, consumer.name(), eventId, messageId, "(after the method)",
+                    InboxMessage.INBOX0704W.log(consumer.name(), eventId, messageId, "(after the method)",
                             decision.attempts(), consumer.retry().maxAttempts(), 0, notCommitted.getMessage());
                 }
             }
@@ -243,11 +242,11 @@ public class JmsDeliveries {
                     deadLetters.record(consumer.name(), eventId, delivery, error, attempts, withPayload);
                     return null;
                 });
-                InboxLog.log(InboxMessage.INBOX0708E, consumer.name(), messageId, error);
+                InboxMessage.INBOX0708E.log(consumer.name(), messageId, error);
                 return true;
             } catch (Exception e) {
                 FailureKind kind = FailureKind.of(e);
-                InboxLog.log(InboxMessage.INBOX0709E, consumer.name(), messageId, Failures.describe(e));
+                InboxMessage.INBOX0709E.log(consumer.name(), messageId, Failures.describe(e));
                 if (kind == FailureKind.OUTAGE || kind == FailureKind.TRANSIENT) {
                     break; // the row is not at fault: the next delivery tries again with the payload
                 }

@@ -3,7 +3,6 @@ package io.github.jakartainbox.inbox.jms;
 import io.github.jakartainbox.inbox.InvalidEventIdException;
 import io.github.jakartainbox.inbox.claim.Delivery;
 import io.github.jakartainbox.inbox.eventid.EventIdSource;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 
 /**
@@ -18,7 +17,7 @@ public final class JmsMessageIdEventIdSource implements EventIdSource {
     @Override
     public String rawEventId(Delivery delivery) {
         if (delivery.jms() == null) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0701E, where()));
+            throw new InvalidEventIdException(InboxMessage.INBOX0701E.format(where()));
         }
         return JmsMessages.messageId(delivery.jms());
     }

@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.jms;
 
 import io.github.jakartainbox.inbox.InvalidEventIdException;
 import io.github.jakartainbox.inbox.claim.Delivery;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.text.Printable;
 import jakarta.jms.BytesMessage;
@@ -54,7 +53,7 @@ public final class JmsMessages {
         try {
             return ((Message) jms).getJMSMessageID();
         } catch (JMSException e) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0703E, "JMSMessageID",
+            throw new InvalidEventIdException(InboxMessage.INBOX0703E.format("JMSMessageID",
                     Printable.of(String.valueOf(e), 200)));
         }
     }
@@ -70,13 +69,13 @@ public final class JmsMessages {
         try {
             value = ((Message) jms).getObjectProperty(name);
         } catch (JMSException | RuntimeException e) {
-            throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0703E, "JMS property '" + name + "'",
+            throw new InvalidEventIdException(InboxMessage.INBOX0703E.format("JMS property '" + name + "'",
                     Printable.of(String.valueOf(e), 200)));
         }
         if (value == null || value instanceof String) {
             return (String) value;
         }
-        throw new InvalidEventIdException(InboxLog.format(InboxMessage.INBOX0702E, name,
+        throw new InvalidEventIdException(InboxMessage.INBOX0702E.format(name,
                 value.getClass().getSimpleName()));
     }
 

@@ -217,7 +217,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                 if (!running) {
                     break;
                 }
-                InboxLog.log(InboxMessage.INBOX0606E, settings.channel(), Failures.describe(e),
+                InboxMessage.INBOX0606E.log(settings.channel(), Failures.describe(e),
                         String.valueOf(RETRY_MILLIS * 5));
                 pause(RETRY_MILLIS * 5);
             } finally {
@@ -327,7 +327,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                 return 0;
             }
         }
-        InboxLog.log(InboxMessage.INBOX0603W, settings.channel(), String.valueOf(emitted),
+        InboxMessage.INBOX0603W.log(settings.channel(), String.valueOf(emitted),
                 Failures.describe(group.failure()));
         return oneByOne(records.subList(0, emitted));
     }
@@ -368,7 +368,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
         }
         halted = true;
         if (running) {
-            InboxLog.log(InboxMessage.INBOX0604E, settings.channel(),
+            InboxMessage.INBOX0604E.log(settings.channel(),
                     record.topic() + "-" + record.partition() + "@" + record.offset(), Failures.describe(nack),
                     String.valueOf(RETRY_MILLIS));
             pause(RETRY_MILLIS);
@@ -606,7 +606,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             }
             rewound.add(tp);
         }
-        InboxLog.log(InboxMessage.INBOX0613W, settings.channel(), wrote.toString(), to.toString());
+        InboxMessage.INBOX0613W.log(settings.channel(), wrote.toString(), to.toString());
     }
 
     /**
@@ -668,7 +668,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             Set<TopicPartition> newly = new LinkedHashSet<>(partitions);
             newly.removeAll(unresolved);
             if (!newly.isEmpty()) {
-                InboxLog.log(InboxMessage.INBOX0616W, settings.channel(), newly.toString(), Failures.describe(e));
+                InboxMessage.INBOX0616W.log(settings.channel(), newly.toString(), Failures.describe(e));
             }
             unresolved.addAll(partitions);
             c.pause(partitions);
@@ -688,9 +688,9 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             consumer.resume(List.of(tp));
         }
         switch (choice.reason()) {
-            case DATABASE_BEHIND -> InboxLog.log(InboxMessage.INBOX0612W, settings.channel(), tp.toString(),
+            case DATABASE_BEHIND -> InboxMessage.INBOX0612W.log(settings.channel(), tp.toString(),
                     String.valueOf(row), String.valueOf(choice.kafkaOffset()));
-            case KAFKA_SET_ELSEWHERE, DATABASE_BEYOND_END -> InboxLog.log(InboxMessage.INBOX0614I, settings.channel(),
+            case KAFKA_SET_ELSEWHERE, DATABASE_BEYOND_END -> InboxMessage.INBOX0614I.log(settings.channel(),
                     tp.toString(), String.valueOf(row), String.valueOf(choice.kafkaOffset()),
                     choice.reason() == OffsetChoice.Reason.DATABASE_BEYOND_END ? "the database's lies beyond the "
                             + "partition's end: the topic was made again" : "Kafka's was set by another client, "
@@ -718,7 +718,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
         notRead.sort(null);
         rowsNotRead = List.copyOf(notRead);
         if (!notRead.isEmpty()) {
-            InboxLog.log(InboxMessage.INBOX0615W, settings.channel(), settings.groupId(), notRead.toString(),
+            InboxMessage.INBOX0615W.log(settings.channel(), settings.groupId(), notRead.toString(),
                     settings.topics().toString());
         }
     }
@@ -741,7 +741,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             return; // the stop's wakeup met an asynchronous commit: the synchronous commit at the stop follows
         }
         if (!commitFailing) {
-            InboxLog.log(InboxMessage.INBOX0605W, settings.channel(), offsets.toString(), Failures.describe(failure));
+            InboxMessage.INBOX0605W.log(settings.channel(), offsets.toString(), Failures.describe(failure));
         }
         commitFailing = true;
     }
@@ -759,7 +759,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             behindFrom.putIfAbsent(tp, now);
             long since = behindSince.computeIfAbsent(tp, k -> now);
             if (now - since > settings.lagWarning().toNanos()) {
-                InboxLog.log(InboxMessage.INBOX0608W, settings.channel(), tp.toString(),
+                InboxMessage.INBOX0608W.log(settings.channel(), tp.toString(),
                         Duration.ofNanos(now - since).withNanos(0).toString(), String.valueOf(commit),
                         String.valueOf(processed[0]));
                 behindSince.put(tp, now); // once per lagWarning period
@@ -790,7 +790,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             if (!offsets.isEmpty()) {
                 commitNow(offsets);
             }
-            InboxLog.log(InboxMessage.INBOX0607I, settings.channel(), partitions.toString(), offsets.toString());
+            InboxMessage.INBOX0607I.log(settings.channel(), partitions.toString(), offsets.toString());
             forget(partitions);
         }
 

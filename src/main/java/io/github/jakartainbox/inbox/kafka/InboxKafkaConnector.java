@@ -99,7 +99,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         try {
             threads = (ManagedThreadFactory) new InitialContext().lookup("java:comp/DefaultManagedThreadFactory");
         } catch (NamingException | RuntimeException | NoClassDefFoundError e) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0600E, settings.channel(),
+            throw new IllegalStateException(InboxMessage.INBOX0600E.format(settings.channel(),
                     Failures.describe(e)), e);
         }
         InboxKafkaChannel channel = new InboxKafkaChannel(settings, threads, transaction, inbox,
@@ -109,7 +109,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         if (earlier != null) {
             earlier.stop();
         }
-        InboxLog.log(InboxMessage.INBOX0602I, settings.channel(), settings.topics(), settings.groupId(),
+        InboxMessage.INBOX0602I.log(settings.channel(), settings.topics(), settings.groupId(),
                 String.valueOf(settings.maxGroupSize()), settings.groupTimeout(),
                 settings.kafka().getProperty("isolation.level"));
         return ReactiveStreams.fromPublisher(channel);
@@ -218,7 +218,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
     }
 
     private static IllegalArgumentException invalid(String channel, String what) {
-        String text = InboxLog.format(InboxMessage.INBOX0601E, channel, what);
+        String text = InboxMessage.INBOX0601E.format(channel, what);
         InboxLog.LOG.severe(text);
         return new IllegalArgumentException(text);
     }
@@ -293,7 +293,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         stopping.forEach(InboxKafkaChannel::stop);
         stopping.forEach(c -> c.awaitStopped(c.settings().groupTimeout().plusSeconds(5)));
         stopping.forEach(c -> CHANNELS.remove(c.settings().channel(), c));
-        InboxLog.log(InboxMessage.INBOX0611I, stopping.stream().map(c -> c.settings().channel()).sorted().toList()
+        InboxMessage.INBOX0611I.log(stopping.stream().map(c -> c.settings().channel()).sorted().toList()
                 .toString(), String.valueOf(Duration.ofNanos(System.nanoTime() - start).toMillis()));
     }
 }

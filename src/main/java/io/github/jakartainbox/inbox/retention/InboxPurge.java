@@ -5,7 +5,6 @@ import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
 import io.github.jakartainbox.inbox.eventid.EventMonths;
 import io.github.jakartainbox.inbox.failure.Failures;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.spi.PurgeTask;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -126,7 +125,7 @@ public class InboxPurge {
     void onStop(@Observes(notifyObserver = Reception.IF_EXISTS) @BeforeDestroyed(ApplicationScoped.class)
                 Object stopping) {
         if (pendingRelease != null && !givePendingLeaseBack()) {
-            InboxLog.log(InboxMessage.INBOX0309W, InboxConfig.PURGE_LEASE.get(ConfigProvider.getConfig()));
+            InboxMessage.INBOX0309W.log(InboxConfig.PURGE_LEASE.get(ConfigProvider.getConfig()));
         }
     }
 
@@ -143,7 +142,7 @@ public class InboxPurge {
      */
     public PurgeResult purgeExpired() {
         if (transactions.active()) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0307E));
+            throw new IllegalStateException(InboxMessage.INBOX0307E.format());
         }
         Config config = ConfigProvider.getConfig();
         Duration lease = InboxConfig.PURGE_LEASE.get(config);
@@ -156,7 +155,7 @@ public class InboxPurge {
                 return PurgeResult.skipped();
             }
         } catch (Exception e) {
-            InboxLog.log(InboxMessage.INBOX0302E, Failures.describe(e));
+            InboxMessage.INBOX0302E.log(Failures.describe(e));
             unrecordedFailure = new Failure(OffsetDateTime.now(), Failures.describe(e));
             return new PurgeResult(false, 0, 0, List.of(), 0, List.of(), elapsed(started), Failures.describe(e));
         }
@@ -198,11 +197,11 @@ public class InboxPurge {
         PurgeResult result = new PurgeResult(true, run.deleted, run.batches, List.copyOf(run.dropped),
                 run.droppedRows, List.copyOf(run.created), elapsed(started), error);
         if (error == null) {
-            InboxLog.log(InboxMessage.INBOX0303I, String.valueOf(run.deleted), String.valueOf(run.batches),
+            InboxMessage.INBOX0303I.log(String.valueOf(run.deleted), String.valueOf(run.batches),
                     run.dropped.toString(), String.valueOf(run.droppedRows), run.created.toString(),
                     String.valueOf(result.elapsed().toMillis()));
         } else {
-            InboxLog.log(InboxMessage.INBOX0302E, error);
+            InboxMessage.INBOX0302E.log(error);
         }
         return result;
     }

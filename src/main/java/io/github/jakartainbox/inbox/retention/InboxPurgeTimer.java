@@ -69,17 +69,17 @@ public class InboxPurgeTimer {
         String schedule = InboxConfig.PURGE_SCHEDULE.get(config);
         if (schedule.equals("off")) {
             if (InboxConfig.PARTITIONING.get(config).equals("monthly")) {
-                InboxLog.log(InboxMessage.INBOX0306W);
+                InboxMessage.INBOX0306W.log();
             }
             return;
         }
         try {
             timerService.createCalendarTimer(parse(schedule), new TimerConfig("jakarta-inbox purge", false));
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0004E, InboxConfig.PURGE_SCHEDULE.name(), schedule,
+            throw new IllegalStateException(InboxMessage.INBOX0004E.format(InboxConfig.PURGE_SCHEDULE.name(), schedule,
                     "a valid EJB calendar expression (" + e.getMessage() + ")"), e);
         }
-        InboxLog.log(InboxMessage.INBOX0305I, schedule);
+        InboxMessage.INBOX0305I.log(schedule);
     }
 
     @Timeout
@@ -89,12 +89,12 @@ public class InboxPurgeTimer {
             PurgeResult result = purge.purgeExpired();
             if (!result.ran() || result.error() != null) {
                 statistics.purgeStatus().filter(InboxStatistics.PurgeStatus::overdue).ifPresent(status ->
-                        InboxLog.log(InboxMessage.INBOX0304W, status.lastFinishedAt(), status.overdueAfter()));
+                        InboxMessage.INBOX0304W.log(status.lastFinishedAt(), status.overdueAfter()));
             }
             completed.fire(new PurgeCompleted(result.ran(), result.error()));
         } catch (RuntimeException e) {
             // a timeout method that throws would be retried at once by the container; the next run retries instead
-            InboxLog.log(InboxMessage.INBOX0302E, Failures.describe(e));
+            InboxMessage.INBOX0302E.log(Failures.describe(e));
         }
     }
 
@@ -106,7 +106,7 @@ public class InboxPurgeTimer {
     static ScheduleExpression parse(String schedule) {
         String[] fields = schedule.trim().split("\\s+");
         if (fields.length != 6) {
-            throw new IllegalStateException(InboxLog.format(InboxMessage.INBOX0004E, InboxConfig.PURGE_SCHEDULE.name(),
+            throw new IllegalStateException(InboxMessage.INBOX0004E.format(InboxConfig.PURGE_SCHEDULE.name(),
                     schedule, InboxConfig.PURGE_SCHEDULE.allowed()));
         }
         return new ScheduleExpression().second(fields[0]).minute(fields[1]).hour(fields[2])
@@ -134,7 +134,7 @@ public class InboxPurgeTimer {
             Duration topic = topicRetention.get();
             Duration inbox = InboxPurge.retention(config, consumer);
             if (inbox.compareTo(topic) <= 0) {
-                InboxLog.log(InboxMessage.INBOX0301W, consumer == null ? "(all)" : consumer, inbox, topic);
+                InboxMessage.INBOX0301W.log(consumer == null ? "(all)" : consumer, inbox, topic);
             }
         }
     }

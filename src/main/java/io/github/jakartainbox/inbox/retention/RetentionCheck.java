@@ -7,7 +7,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-import java.text.MessageFormat;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -15,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -56,16 +54,6 @@ public class RetentionCheck {
 
     static final Logger LOG = Logger.getLogger("io.github.jakartainbox.inbox.retention");
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
-    private static final Map<String, String> MESSAGES = Map.of(
-            "RETAIN0001W", "Consumer {0}: inbox retention {1} is not longer than what a replay can reach back on topic "
-                    + "{2}: {3} (topic retention.ms {4}, broker offsets.retention.minutes {5}; source: {6}). A replay of "
-                    + "records older than the inbox retention, or a consumer group whose offsets expired (it re-reads "
-                    + "from earliest), would apply their effects again. Raise inbox.consumer.{0}.retention (or "
-                    + "inbox.retention) above {3}.",
-            "RETAIN0002W", "Consumer {0}: the retention of topic {1} and the broker''s offsets.retention.minutes cannot "
-                    + "be read ({2}), and inbox.consumer.{0}.topic-retention (or inbox.topic-retention) is not set: "
-                    + "the inbox retention {3} is not checked. Allow DescribeConfigs on the topic and the cluster, or set "
-                    + "inbox.topic-retention to the longer of the two.");
 
     @Inject
     IdempotentChannels channels;
@@ -92,7 +80,7 @@ public class RetentionCheck {
         try {
             check();
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "The inbox retention check failed: " + e, e);
+            RetentionMessage.RETAIN0003W.log(e, e.toString());
         }
     }
 
@@ -144,10 +132,10 @@ public class RetentionCheck {
             result.add(new ConsumerRetention(consumer, channel, topic, inbox, topicRetention, offsets, required, source,
                     tooShort, OffsetDateTime.now()));
             if (!known) {
-                LOG.warning(format("RETAIN0002W", consumer, topic, source, inbox));
+                RetentionMessage.RETAIN0002W.log(consumer, topic, source, inbox);
             } else if (tooShort) {
-                LOG.warning(format("RETAIN0001W", consumer, inbox, topic, forever ? "forever" : required,
-                        forever ? "-1 (forever)" : topicRetention, offsets, source));
+                RetentionMessage.RETAIN0001W.log(consumer, inbox, topic, forever ? "-1 (forever)" : topicRetention,
+                        offsets, source);
             }
         }
         last = List.copyOf(result);
@@ -175,9 +163,5 @@ public class RetentionCheck {
                     .ifPresent(v -> properties.put("bootstrap.servers", v));
         }
         return properties;
-    }
-
-    private static String format(String id, Object... args) {
-        return id + ": " + MessageFormat.format(MESSAGES.get(id), args);
     }
 }

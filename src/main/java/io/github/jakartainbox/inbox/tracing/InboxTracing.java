@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.tracing;
 
 import io.github.jakartainbox.inbox.spi.DeliveryTracer;
 import io.github.jakartainbox.inbox.spi.DeliverySpan;
-import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -52,23 +51,23 @@ public class InboxTracing {
         try {
             api = Class.forName(API_CLASS, false, loader);
         } catch (ClassNotFoundException | LinkageError e) {
-            InboxLog.log(InboxMessage.INBOX0501I, "the OpenTelemetry API is not visible to the application. To trace "
+            InboxMessage.INBOX0501I.log("the OpenTelemetry API is not visible to the application. To trace "
                     + "deliveries enable the mpTelemetry-2.0 feature and give the application third-party API "
                     + "visibility (<classloader apiTypeVisibility=\"+third-party\"/>)");
             return DeliveryTracer.NONE;
         }
         Instance<?> openTelemetry = beans.select(api);
         if (!openTelemetry.isResolvable()) {
-            InboxLog.log(InboxMessage.INBOX0501I, "no OpenTelemetry bean resolves; enable the mpTelemetry-2.0 feature");
+            InboxMessage.INBOX0501I.log("no OpenTelemetry bean resolves; enable the mpTelemetry-2.0 feature");
             return DeliveryTracer.NONE;
         }
         DeliveryTracer found = OpenTelemetryTracers.of(openTelemetry.get());
         if (found == null) {
-            InboxLog.log(InboxMessage.INBOX0501I, "the OpenTelemetry SDK is disabled (otel.sdk.disabled is true, its "
+            InboxMessage.INBOX0501I.log("the OpenTelemetry SDK is disabled (otel.sdk.disabled is true, its "
                     + "default; set otel.sdk.disabled=false in the environment or bootstrap.properties)");
             return DeliveryTracer.NONE;
         }
-        InboxLog.log(InboxMessage.INBOX0500I, OpenTelemetryDeliveryTracer.SCOPE);
+        InboxMessage.INBOX0500I.log(OpenTelemetryDeliveryTracer.SCOPE);
         return found;
     }
 

@@ -17,10 +17,10 @@ class TwoPhaseCheckTest {
     void anXaDatasourceWithoutPreparedTransactionsIsRefusedNamingTheSetting() {
         List<String> problems = TwoPhaseCheck.problems("jdbc/inbox", true, 0, List.of());
         assertEquals(1, problems.size());
-        assertTrue(problems.get(0).startsWith("INBOX0800E: The inbox datasource jdbc/inbox is an XA datasource"),
+        assertTrue(problems.get(0).startsWith("INBOX0800E: The inbox datasource jdbc/inbox is XA"),
                 problems.get(0));
         assertTrue(problems.get(0).contains("max_prepared_transactions = 0"), problems.get(0));
-        assertTrue(problems.get(0).contains("restart PostgreSQL"), "says what to do: " + problems.get(0));
+        assertTrue(problems.get(0).contains("every two-phase commit would fail"), "says why: " + problems.get(0));
     }
 
     @Test

@@ -1,0 +1,41 @@
+package io.github.jakartainbox.inbox.retention;
+
+import io.github.jakartainbox.inbox.text.CataloguedMessage;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The retention check's catalogue, {@code RETAIN}, four digits and the severity. docs/messages.md gives each id's
+ * cause and action.
+ */
+enum RetentionMessage implements CataloguedMessage {
+
+    RETAIN0001W(Level.WARNING, "Consumer {0}: inbox retention {1} is not above topic {2}''s retention.ms {3} or the "
+            + "broker''s offsets.retention.minutes {4} ({5})."),
+    RETAIN0002W(Level.WARNING, "Consumer {0}: the retentions of topic {1} cannot be read ({2}) and no topic-retention "
+            + "is set: inbox retention {3} is not checked."),
+    RETAIN0003W(Level.WARNING, "The inbox retention check failed: {0}");
+
+    private final Level level;
+    private final String pattern;
+
+    RetentionMessage(Level level, String pattern) {
+        this.level = level;
+        this.pattern = pattern;
+    }
+
+    @Override
+    public Level level() {
+        return level;
+    }
+
+    @Override
+    public String pattern() {
+        return pattern;
+    }
+
+    @Override
+    public Logger logger() {
+        return RetentionCheck.LOG;
+    }
+}
