@@ -3,9 +3,7 @@ package io.github.jakartainbox.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.jakartainbox.adopter.PaymentConsumer;
 import io.github.jakartainbox.testing.UuidV7;
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -13,32 +11,33 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.asset.StringAsset;
-import org.jboss.shrinkwrap.api.exporter.ZipExporter;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import io.github.jakartainbox.billing.SampleEvents;
 
 /**
- * The library as another team adopts it: a WAR made of the library jar ({@code target/billing-inbox.jar}), the
- * third-party jars docs/using-the-library.md names, and one {@code @Idempotent} consumer of the team's own (on its own topic, writing
- * its own table), deployed on a Liberty server configured only as docs/using-the-library.md says
- * ({@code src/test/adopter/server.xml}). Duplicates give one effect per event, in both partitioning modes. Nothing of
- * the billing example is in the WAR.
+ * The library as another team adopts it: the adopter project {@code src/test/adopter} (a {@code pom.xml} that
+ * depends on {@code io.github.jakartainbox:inbox} alone, one {@code @Idempotent} consumer on its own topic writing its
+ * own table, its {@code microprofile-config.properties}) built by Maven offline against the local repository, where
+ * the build installed the inbox before the integration tests; deployed on a Liberty server configured only by the
+ * project's {@code server.xml}. Duplicates give one effect per event, in both partitioning modes. Nothing of the
+ * billing example is in the WAR.
  */
 class AdopterIT {
 
     private static final Path WLP = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
     private static final Path WAR = Path.of(System.getProperty("war.file", "target/billing.war"));
+    private static final Path PROJECT = Path.of("src/test/adopter");
     private static final String SERVER = "adopter";
     private static final Duration WAIT = Duration.ofMinutes(3);
     private static final int EVENTS = 100;
@@ -51,12 +50,12 @@ class AdopterIT {
     }
 
     @Test
-    void aWarWithTheLibraryJarAloneProcessesEachEventOnceWithThePlainInbox() throws Exception {
+    void aWarDependingOnTheInboxAloneProcessesEachEventOnceWithThePlainInbox() throws Exception {
         adoptAndDeliverDuplicates("adopter_it_plain", false);
     }
 
     @Test
-    void aWarWithTheLibraryJarAloneProcessesEachEventOnceWithTheMonthlyPartitionedInbox() throws Exception {
+    void aWarDependingOnTheInboxAloneProcessesEachEventOnceWithTheMonthlyPartitionedInbox() throws Exception {
         Db db = adoptAndDeliverDuplicates("adopter_it_monthly", true);
         assertEquals("p", db.text("SELECT relkind::text FROM pg_class WHERE relname = 'inbox'"),
                 "the jar's monthly migration partitioned the inbox");
@@ -112,38 +111,65 @@ class AdopterIT {
         }
     }
 
-    /** The team's WAR: the library jar, the jars docs/using-the-library.md names, its own class and configuration; no example. */
+    /** The team's WAR, built by Maven from the adopter project, with the project's server.xml; no example. */
     private static void deploy() throws Exception {
         Path serverDir = WLP.resolve("usr/servers/" + SERVER);
         Files.createDirectories(serverDir.resolve("dropins"));
-        Files.copy(Path.of("src/test/adopter/server.xml"), serverDir.resolve("server.xml"),
-                StandardCopyOption.REPLACE_EXISTING);
-        Path libraryJar = WAR.resolveSibling("billing-inbox.jar");
-        assertTrue(Files.isRegularFile(libraryJar), libraryJar + " is built by mvn package");
-        WebArchive war = ShrinkWrap.create(WebArchive.class, "adopter.war")
-                .addAsLibrary(libraryJar.toFile())
-                .addClass(PaymentConsumer.class)
-                .addAsResource(new StringAsset(String.join("\n",
-                        "mp.messaging.connector.liberty-kafka.bootstrap.servers=${kafka.bootstrap.servers}",
-                        "mp.messaging.incoming.payments.connector=liberty-kafka",
-                        "mp.messaging.incoming.payments.topic=payments",
-                        "mp.messaging.incoming.payments.group.id=payments",
-                        "mp.messaging.incoming.payments.key.deserializer=org.apache.kafka.common.serialization.StringDeserializer",
-                        "mp.messaging.incoming.payments.value.deserializer=org.apache.kafka.common.serialization.StringDeserializer",
-                        "mp.messaging.incoming.payments.auto.offset.reset=earliest",
-                        "mp.messaging.incoming.payments.enable.auto.commit=false",
-                        "mp.messaging.incoming.payments.isolation.level=read_committed", "")),
-                        "META-INF/microprofile-config.properties");
-        // the third-party jars docs/using-the-library.md names: flyway-core, flyway-database-postgresql, kafka-clients, and theirs
-        // (the example's WEB-INF/lib holds exactly those: the example has no other dependency)
-        Path lib = WAR.resolveSibling("billing").resolve("WEB-INF/lib");
-        try (Stream<Path> jars = Files.list(lib)) {
-            jars.forEach(p -> war.addAsLibrary(p.toFile()));
+        Files.copy(PROJECT.resolve("server.xml"), serverDir.resolve("server.xml"), StandardCopyOption.REPLACE_EXISTING);
+        Path war = buildAdopterWar();
+        try (ZipFile zip = new ZipFile(war.toFile())) {
+            List<String> entries = zip.stream().map(ZipEntry::getName).toList();
+            assertTrue(entries.stream().anyMatch(e -> e.startsWith("WEB-INF/lib/inbox-")),
+                    "the inbox jar in WEB-INF/lib: " + entries);
+            assertTrue(entries.stream().noneMatch(e -> e.contains("billing") || e.contains("pdfbox")),
+                    "nothing of the billing example: " + entries);
         }
-        assertTrue(war.getContent().keySet().stream().noneMatch(p -> p.get().contains("/billing/")),
-                "nothing of the billing example");
-        File target = serverDir.resolve("dropins/adopter.war").toFile();
-        war.as(ZipExporter.class).exportTo(target, true);
+        Files.copy(war, serverDir.resolve("dropins/adopter.war"), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /**
+     * Builds a copy of the adopter project in the build directory (its target/ stays out of src/), with the local
+     * repository of the build that runs this test. First its dependencies are resolved: a fresh machine's repository
+     * holds only what this build resolved, and the adopter's jakartaee-api asks for API versions this build's BOMs
+     * replace. Then the WAR is built offline, so the inbox can come only from where this build installed it.
+     */
+    private static Path buildAdopterWar() throws Exception {
+        Path copy = WAR.resolveSibling("adopter-project");
+        if (Files.exists(copy)) {
+            try (Stream<Path> old = Files.walk(copy)) {
+                old.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        try (Stream<Path> files = Files.walk(PROJECT)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                Path to = copy.resolve(PROJECT.relativize(file));
+                Files.createDirectories(to.getParent());
+                Files.copy(file, to);
+            }
+        }
+        maven(copy, "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:resolve");
+        maven(copy, "-o", "package");
+        return copy.resolve("target/adopter.war");
+    }
+
+    private static void maven(Path project, String... arguments) throws Exception {
+        String mvn = Path.of(System.getProperty("maven.home"), "bin", "mvn").toString();
+        List<String> command = new ArrayList<>(
+                List.of(mvn, "-B", "-Dmaven.repo.local=" + System.getProperty("maven.repo.local")));
+        command.addAll(List.of(arguments));
+        Path log = project.resolve("build.log");
+        Process maven = new ProcessBuilder(command).directory(project.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        assertEquals(0, maven.waitFor(), () -> String.join(" ", command) + " failed in " + project + ":\n"
+                + readQuietly(log));
+    }
+
+    private static String readQuietly(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (java.io.IOException e) {
+            return e.toString();
+        }
     }
 
     /** Waits for Liberty's CWWKZ0001I for the application; fails with the log's errors when it did not start. */

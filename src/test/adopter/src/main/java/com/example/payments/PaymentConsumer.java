@@ -1,4 +1,4 @@
-package io.github.jakartainbox.adopter;
+package com.example.payments;
 
 import io.github.jakartainbox.inbox.Idempotent;
 import jakarta.annotation.Resource;
@@ -13,7 +13,7 @@ import javax.sql.DataSource;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
 /**
- * Another team's consumer, built on the library jar alone (AdopterIT): each payment event books one row in the
+ * Another team's consumer, built on the inbox's coordinates alone (AdopterIT): each payment event books one row in the
  * team's own table, in the transaction the inbox begins.
  */
 @ApplicationScoped
