@@ -9,8 +9,8 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
- * customer_email is one plain addr-spec (RFC 5322 section 3.4.1, dot-atom form) or a refusal naming the rule. From a
- * new-user trial: group syntax passed the old '@' check and the mailer sent the invoice to both members.
+ * customer_email is one plain addr-spec (RFC 5322 section 3.4.1, dot-atom form) or a refusal naming the rule: group
+ * syntax, for one, would send the invoice to every member.
  */
 class CustomerEmailTest {
 

@@ -63,7 +63,7 @@ class OrderConfirmedTest {
                 + "\",\"amount\":\"" + amount + "\",\"currency\":\"EUR\"}";
     }
 
-    /** ISO 4217 minor units: JPY and KRW have none (a trial invoiced "5.55" JPY before this check). */
+    /** ISO 4217 minor units: JPY and KRW have none, so "5.55" JPY is refused. */
     @Test
     void anAmountHasNoMoreDecimalsThanItsCurrency() {
         String base = "{\"event_id\":\"e\",\"order_id\":\"o\",\"customer_email\":\"a@example.com\",";
@@ -111,7 +111,7 @@ class OrderConfirmedTest {
         assertMessage("not an ISO 4217 currency code", order("o", "a@example.com", "1.00").replace("EUR", "eur"));
     }
 
-    /** From a new-user trial: a 200-emoji order id was refused as "390 characters" (UTF-16 units were counted). */
+    /** Length limits count code points: a 200-emoji order id is 200 characters, not 400 UTF-16 units. */
     @Test
     void lengthsAreCountedInCodePoints() {
         String emoji = "\ud83d\ude00"; // U+1F600, two chars in Java, one character
@@ -122,7 +122,7 @@ class OrderConfirmedTest {
                 .replace("\"event_id\":\"e\"", "\"event_id\":\"" + emoji.repeat(255) + "\"")).eventId().length());
     }
 
-    /** The contract's address rule is CustomerEmail's (CustomerEmailTest has every case); the trial's forms here. */
+    /** The contract's address rule is CustomerEmail's (CustomerEmailTest has every case); the forms that reached the mailer before it here. */
     @Test
     void customerEmailIsOnePlainAddress() {
         assertMessage("BILLING0112E: customer_email 'undisclosed:a@example.net,b@example.net;' is not one plain address",

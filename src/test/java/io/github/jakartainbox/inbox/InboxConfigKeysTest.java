@@ -125,7 +125,7 @@ class InboxConfigKeysTest {
     @Test
     void keysSetFromTheEnvironmentAreKnownWhateverTheirSeparators() {
         // INBOX_CONSUMER_BILLING_RETRY_MAX_ATTEMPTS showed as inbox.consumer.billing.retry.max.attempts, and was
-        // reported as having no effect although MicroProfile Config reads it (fresh-eyes trial)
+        // reported as having no effect although MicroProfile Config reads it
         assertTrue(IdempotentExtension.isKnownKey("inbox.consumer.billing.retry.max.attempts"));
         assertTrue(IdempotentExtension.isKnownKey("inbox.retry.transient.budget"));
         assertTrue(IdempotentExtension.isKnownKey("inbox.purge.batch.size"));

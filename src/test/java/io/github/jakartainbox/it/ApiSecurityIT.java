@@ -128,7 +128,7 @@ class ApiSecurityIT {
     /**
      * A re-drive with {@code consumer=all} reaches every consumer of orders.confirmed: with billing's dead letter for
      * an event discarded, such a re-drive of analytics' dead letter for it is refused, so billing does not invoice
-     * what its operator discarded (a new-user trial found the invoice made). The default re-drive is aimed at
+     * what its operator discarded. The default re-drive is aimed at
      * analytics alone (DeadLetterRedriveIT).
      */
     @Test
@@ -153,7 +153,7 @@ class ApiSecurityIT {
         assertEquals(0, db.number("SELECT count(*) FROM inbox WHERE event_id = ?", eventId), "nor counted");
     }
 
-    /** A body that is not UTF-8 is refused, not sent with U+FFFD in place of its bytes (a new-user trial). */
+    /** A body that is not UTF-8 is refused, not sent with U+FFFD in place of its bytes. */
     @Test
     void theJmsEndpointRefusesABodyThatIsNotUtf8() throws Exception {
         byte[] body = "{\"event_id\":\"x\",\"order_id\":\"o\u00e9\"}".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
@@ -165,9 +165,8 @@ class ApiSecurityIT {
     /**
      * Five operators re-drive one dead letter at the same moment: the row is claimed before the send, so one call
      * answers 200 and sends one record; the others answer 409 with an id (BILLING0240E: another re-drive is under
-     * way; or BILLING0244E: already re-driven, for a call that came after the first one finished). Until schema V10
-     * each call sent its record (a trial: five at once, three records). The count looks for the event id itself:
-     * the reverted lock attempt (03e949c) counted the marker record too, whose order id held the event id.
+     * way; or BILLING0244E: already re-driven, for a call that came after the first one finished). The count looks
+     * for the event id itself, not for the marker record sent after it, whose order id holds the event id.
      */
     @Test
     void fiveConcurrentReDrivesOfOneDeadLetterSendOneRecord() throws Exception {
@@ -275,8 +274,8 @@ class ApiSecurityIT {
     }
 
     /**
-     * A new-user trial got 409 "belongs to consumer mailer, which this service does not run" for the mailer's dead
-     * letters (3,253 of them after a constraint refused the mailer's update), so their invoices stayed unmailed.
+     * The mailer's dead letters are re-driven like the others: a 409 "belongs to consumer mailer, which this service
+     * does not run" would leave their invoices unmailed.
      */
     @Test
     void aMailerDeadLetterIsReDrivenThroughTheOutboxAndTheInvoiceIsMailed() throws Exception {

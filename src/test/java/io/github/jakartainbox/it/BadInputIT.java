@@ -174,9 +174,9 @@ class BadInputIT {
         assertTrue(log.contains("INBOX0226E: Consumer billing: a delivery without a usable event id was dead-lettered")
                         && log.contains("it cannot be re-driven"),
                 "its dead letter's line says to discard it (INBOX0202E said to re-drive it, which is refused)");
-        // a refusal the inbox handles (dead-lettered above) is not an FFDC incident: it used to leave the attempt's
-        // @Transactional method and be recorded by Liberty (UOWManagerImpl.runUnderCurrentUOW), one FFDC1015I line and
-        // file for the first such refusal, currency 'XYZ' among them (a CI run of 2026-12-02)
+        // a refusal the inbox handles (dead-lettered above) is not an FFDC incident: leaving the attempt's
+        // @Transactional method, it would be recorded by Liberty (UOWManagerImpl.runUnderCurrentUOW), one FFDC1015I
+        // line and file for the first such refusal
         List<String> incidents = log.lines().filter(line -> line.contains("FFDC1015I")
                 && line.contains("runUnderCurrentUOW") && line.contains("UnprocessableEventException")).toList();
         assertEquals(List.of(), incidents, "no FFDC incident for a refusal the inbox dead-lettered");

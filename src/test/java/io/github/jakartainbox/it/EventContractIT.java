@@ -74,8 +74,8 @@ class EventContractIT {
     }
 
     /**
-     * From a new-user trial: group syntax passed the old customer_email check ('@' and 254 characters) and the mailer
-     * sent the invoice to both members. Each form that is not one plain address is dead-lettered by every consumer
+     * An address in group syntax would send the invoice to every member. Each form that is not one plain address is
+     * dead-lettered by every consumer
      * with its message id, invoiced to no one and mailed to no one, while a good event after them is mailed.
      */
     @Test

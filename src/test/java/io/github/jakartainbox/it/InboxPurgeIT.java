@@ -156,7 +156,7 @@ class InboxPurgeIT {
 
         Future<List<PurgeResult>> purging = threads.submit(() -> {
             List<PurgeResult> runs = new ArrayList<>();
-            // ends when the test does (shutdownNow): a purge that never finished used to hold the lease for the tests after
+            // ends when the test does (shutdownNow): a purge left running would hold the lease for the tests after
             while (rows(consumer) > 0 && !Thread.currentThread().isInterrupted()) {
                 runs.add(purge().purgeExpired());
             }
@@ -223,8 +223,7 @@ class InboxPurgeIT {
     /**
      * A run that ends while the database refuses connections cannot give its lease back; the next run of the same
      * server gives it back first, so the purge resumes at once when the database answers, instead of after the
-     * lease's expiry ({@code inbox.purge.lease}, PT10M). Before, a CI run saw the purge paused for minutes after an
-     * outage test.
+     * lease's expiry ({@code inbox.purge.lease}, PT10M).
      */
     @Test
     @Order(6)

@@ -114,8 +114,8 @@ class OperatorPageIT {
 
     /**
      * An operator who signs in while the database refuses connections is not taken for a reader: the page says the
-     * role is not known yet and reads it again once the API answers (found by a fresh-eyes trial: the page showed
-     * "reader" for the rest of the session).
+     * role is not known yet and reads it again once the API answers, instead of showing "reader" for the rest of the
+     * session.
      */
     @Test
     void anOperatorSignedInDuringADatabaseOutageIsAnOperatorOnceItEnds() {

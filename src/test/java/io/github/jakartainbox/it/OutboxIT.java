@@ -138,7 +138,7 @@ class OutboxIT {
                 && e.getMessage().contains("without an active JTA transaction"), e.getMessage());
     }
 
-    /** A new-user trial: a group that outlived its timeout got OUTBOX0001E, "called without an active transaction". */
+    /** A transaction that outlived its timeout gets OUTBOX0007E, not OUTBOX0001E ("without an active transaction"). */
     @Test
     void recordInATransactionThatTimedOutNamesTheTimeoutNotTheCaller() throws Exception {
         UserTransaction tx = tx();

@@ -20,9 +20,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A purge run cut by a database outage cannot give its lease back; when the application stops before its next run,
- * the stop gives it back (the database answers again by then). Before, the lease stayed taken until it expired
- * ({@code inbox.purge.lease}, PT10M), and every server's purge waited: in a CI run the test class deployed after
- * RestAfterDatabaseOutageIT (whose outage had cut a timer run) found the purge paused for all its tests. The timer
+ * the stop gives it back (the database answers again by then), so no server's purge waits for the lease's expiry
+ * ({@code inbox.purge.lease}, PT10M), as a test class deployed after an outage test would. The timer
  * is off in this deployment ({@link PurgeTimerOff}): its next run would give the lease back itself.
  */
 @ExtendWith(ArquillianExtension.class)

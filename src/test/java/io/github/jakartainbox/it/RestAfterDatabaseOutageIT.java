@@ -74,8 +74,8 @@ class RestAfterDatabaseOutageIT {
 
     /**
      * While the database refuses connections, each read answers 503 with Retry-After and a JSON body that names no
-     * internals (found by a fresh-eyes trial: 500 with Liberty's HTML page, or an empty body and the exception's
-     * text in a response header); once it accepts them again, 200.
+     * internals (not 500 with Liberty's HTML page, nor an empty body with the exception's text in a response header);
+     * once it accepts them again, 200.
      */
     @Test
     void whileTheDatabaseRefusesConnectionsTheApiAnswers503WithRetryAfter() throws Exception {

@@ -252,7 +252,7 @@ class InboxClaimStatementIT {
      * A generic plan made while the inbox is small and not analyzed (what pgjdbc's server-side prepared statement
      * keeps until the next ANALYZE, and autovacuum may be off) must still read a group's keys by primary key, never
      * by scanning the consumer's rows: that scan grows with the table, on every group. (With {@code event_id =
-     * ANY(?)}, the form before 2026-12-01, the plan here was a bitmap scan of the consumer's rows.)
+     * ANY(?)} the plan here would be a bitmap scan of the consumer's rows.)
      */
     @Test
     void aGroupsReadsStayPrimaryKeyLookupsUnderAGenericPlanMadeOnASmallInbox() throws SQLException {

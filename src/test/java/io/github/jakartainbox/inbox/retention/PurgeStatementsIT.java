@@ -16,9 +16,9 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The purge's batch on a real PostgreSQL (database inbox_purge_statements_it, made afresh): the batch's DELETE is
- * planned for each execution, so a plan made while the inbox was small is not kept once it has grown. A CI run
- * (autovacuum off, so nothing analyzed the table again) kept such a plan on a pooled connection: every batch then
- * scanned the whole table, 20 s a batch at a million rows, and InboxPurgeIT timed out.
+ * planned for each execution, so a plan made while the inbox was small is not kept once it has grown. Kept on a
+ * pooled connection with autovacuum off (nothing analyzes the table again), such a plan scans the whole table for
+ * every batch: 20 s a batch at a million rows.
  *
  * <p>Whether PostgreSQL prefers the generic plan after five custom ones depends on its cost estimates for the data at
  * hand; in Liberty it did, on this small table it may not. So the connections here take the generic plan whenever
@@ -61,7 +61,7 @@ class PurgeStatementsIT {
         }
     }
 
-    /** A connection on which PostgreSQL reuses a generic plan once a statement is prepared, as in the CI run. */
+    /** A connection on which PostgreSQL reuses a generic plan once a statement is prepared, as a pooled one does. */
     private static Connection preferringGenericPlans() throws SQLException {
         Connection c = db.getConnection();
         try (var s = c.createStatement()) {

@@ -36,7 +36,7 @@ class StrictJsonTest {
 
     /**
      * Parse errors name the character as U+XXXX with its line and column, and a text cut short as such: Parsson said
-     * "Unexpected char 65,279" (the code in the server's locale) and "Unexpected char -1" (found by a new-user trial).
+     * "Unexpected char 65,279" (the code in the server's locale) and "Unexpected char -1".
      */
     @Test
     void parseErrorsSayWhatAndWhereInPlainWords() {
