@@ -274,7 +274,7 @@ class InboxClaimIT {
         assertTrue(db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe' AND payload LIKE ?",
                 "%" + run + "-missing-1%").contains("No event id"));
         assertTrue(db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe' AND payload LIKE ?",
-                "%" + run + "-long%").contains("at most 128"));
+                "%" + run + "-long%").contains("300 characters long, more than 128"));
         assertFalse(db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe' AND payload LIKE ?",
                 "not json " + run).isBlank());
     }
