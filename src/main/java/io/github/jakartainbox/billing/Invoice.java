@@ -2,10 +2,7 @@ package io.github.jakartainbox.billing;
 
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
-import jakarta.persistence.GeneratedValue;
-import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
-import jakarta.persistence.SequenceGenerator;
 import jakarta.persistence.Table;
 import java.math.BigDecimal;
 import java.time.OffsetDateTime;
@@ -15,14 +12,8 @@ import java.time.OffsetDateTime;
 @Table(name = "invoice")
 public class Invoice {
 
-    /**
-     * From the identity column's sequence, 50 values per {@code nextval} (db/billing/V4; V5 starts it at 50, the
-     * first block EclipseLink accepts): known at {@code persist()}, so the invoice needs no flush of its own and a
-     * group's invoices are inserted in one JDBC batch.
-     */
+    /** Assigned by {@link Invoices} from a block of the identity column's sequence taken in the same transaction. */
     @Id
-    @SequenceGenerator(name = "invoice_id", sequenceName = "invoice_id_seq", allocationSize = 50)
-    @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "invoice_id")
     private Long id;
 
     @Column(name = "invoice_number", insertable = false, updatable = false)
@@ -64,7 +55,8 @@ public class Invoice {
     protected Invoice() {
     }
 
-    Invoice(OrderConfirmed order, OffsetDateTime createdAt) {
+    Invoice(long id, OrderConfirmed order, OffsetDateTime createdAt) {
+        this.id = id;
         this.orderId = order.orderId();
         this.eventId = order.eventId();
         this.customerEmail = order.customerEmail();

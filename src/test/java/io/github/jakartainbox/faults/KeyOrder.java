@@ -19,8 +19,8 @@ import java.util.Map;
  *       of their inbox rows, which are never updated) are in order when the earlier event's invoice number is the
  *       lower; the number is {@code nextval} of a database sequence taken by the invoice's INSERT, inside the
  *       consumer's transaction, across all servers. In one transaction (one group), when its invoice id is the
- *       lower: ids are taken at {@code persist()}, in the order the method was called, from the server's
- *       preallocated block (EclipseLink may send a group's INSERTs in another order, so the number does not tell);</li>
+ *       lower: ids are taken at {@code persist()}, in the order the method was called, from the block the
+ *       transaction reserved (EclipseLink may send a group's INSERTs in another order, so the number does not tell);</li>
  *   <li>{@code analytics} (its effect, a sum in {@code daily_revenue}, has no row per event): in different
  *       transactions, when the earlier event's inbox row has the earlier {@code processed_at}, the start of its
  *       transaction on PostgreSQL's clock; one transaction commits its events together, and is not ordered

@@ -16,10 +16,9 @@ public final class BenchMail {
 
     /** @return an invoice as the database would hold it, with its id and number */
     public static Invoice invoice(long id, String eventId, String orderId, String email, OffsetDateTime createdAt) {
-        Invoice invoice = new Invoice(new OrderConfirmed(eventId, orderId, email, new BigDecimal("129.90"), "EUR"),
+        Invoice invoice = new Invoice(id, new OrderConfirmed(eventId, orderId, email, new BigDecimal("129.90"), "EUR"),
                 createdAt);
         try {
-            set(invoice, "id", id);
             set(invoice, "invoiceNumber", String.format("INV-%09d", id));
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);

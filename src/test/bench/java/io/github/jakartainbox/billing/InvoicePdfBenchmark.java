@@ -81,7 +81,7 @@ public final class InvoicePdfBenchmark {
     }
 
     private static Invoice invoice(String orderId, String customer) throws ReflectiveOperationException {
-        Invoice invoice = new Invoice(new OrderConfirmed("0b6b5a2e-5f5e-4a53-9d35-3b1f0c1b2a11", orderId, customer,
+        Invoice invoice = new Invoice(42, new OrderConfirmed("0b6b5a2e-5f5e-4a53-9d35-3b1f0c1b2a11", orderId, customer,
                 new BigDecimal("129.90"), "EUR"), OffsetDateTime.of(2026, 3, 14, 9, 30, 0, 0, ZoneOffset.UTC));
         Field number = Invoice.class.getDeclaredField("invoiceNumber");
         number.setAccessible(true);
