@@ -76,6 +76,12 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
     /** Per partition, the offset after the last record processed, and since when it is ahead of the commit. */
     private final Map<TopicPartition, long[]> processedUpTo = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> committedView = new ConcurrentHashMap<>();
+    /**
+     * Raised whenever partitions' commits start over lower (sought back to the database's offsets) or are forgotten
+     * (revoked): the confirmation of an asynchronous commit sent before then arrives later, and recording its higher
+     * offset would hold back every commit up to it while Kafka keeps the lower one (poll thread only).
+     */
+    private long commitEpoch;
     private final Map<TopicPartition, Long> behindSince = new ConcurrentHashMap<>();
     /** Since when each partition's commit has been behind without interruption (for health; never reset by a log). */
     private final Map<TopicPartition, Long> behindFrom = new ConcurrentHashMap<>();
@@ -460,9 +466,12 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
             commitNow(offsets);
         } else {
             Map<TopicPartition, OffsetAndMetadata> sent = offsets;
+            long epoch = commitEpoch;
             c.commitAsync(sent, (done, failure) -> {
                 if (failure == null) {
-                    committedNow(done);
+                    if (epoch == commitEpoch) {
+                        committedNow(done);
+                    }
                 } else {
                     commitFailed(sent, failure);
                 }
@@ -587,6 +596,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
         }
         Map<TopicPartition, Long> to = new LinkedHashMap<>();
         Map<TopicPartition, Long> wrote = new LinkedHashMap<>();
+        commitEpoch++;
         for (TopicPartition tp : lost) {
             Long row = rows.get(tp);
             Long back = row != null ? row : floor.get(tp);
@@ -597,6 +607,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
                 known.remove(tp);
             }
             committed.remove(tp); // Kafka's offset goes back with it
+            committedView.remove(tp);
             processedUpTo.remove(tp);
             if (back != null) {
                 consumer.seek(tp, back);
@@ -807,6 +818,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription, Ru
         }
 
         private void forget(Collection<TopicPartition> partitions) {
+            commitEpoch++;
             for (TopicPartition tp : partitions) {
                 committed.remove(tp);
                 committedView.remove(tp);
