@@ -32,9 +32,11 @@ final class FaultReport {
                 o.dupBilling() + o.unexpected(), o.dupAnalytics(), o.poison(), o.deadBilling(), o.deadAnalytics(),
                 o.goodDeadLettered() > 0 ? " (+" + o.goodDeadLettered() + " good!)" : "",
                 c.issuedRecords(), c.issuedMissing(), c.issuedExtra(),
-                c.issuedWrongId() > 0 ? ", " + c.issuedWrongId() + " with another id!" : "",
+                c.issuedWrongId() == 0 ? "" : ", " + c.issuedWrongId()
+                        + (c.sideEffectsOfLostCommits() ? " of invoices the failover lost" : " with another id!"),
                 c.mailed(), c.refused(), c.uncertain(), c.unmailed(), c.mailsDuplicated(),
-                c.unexplained() > 0 ? " (" + c.unexplained() + " unexplained!)" : "",
+                (c.ofLostCommits() > 0 ? " (" + c.ofLostCommits() + " of invoices the failover lost)" : "")
+                        + (c.unexplained() > 0 ? " (" + c.unexplained() + " unexplained!)" : ""),
                 o.canary() && o.lag() == 0 && c.mailerLag() == 0 ? "yes"
                         : o.canary() ? "lag " + o.lag() + " / mailer " + c.mailerLag() : "NO",
                 k == null ? "–" : k.cell(), seconds(o.wall())));
