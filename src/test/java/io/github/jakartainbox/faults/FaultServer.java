@@ -1,5 +1,6 @@
 package io.github.jakartainbox.faults;
 
+import io.github.jakartainbox.testing.Commands;
 import io.github.jakartainbox.it.TestFiles;
 import java.io.IOException;
 import java.net.URI;
@@ -181,17 +182,9 @@ final class FaultServer {
     }
 
     private void killByPidFile() throws IOException {
-        Path pidFile = wlp.resolve("usr/servers/.pid/" + name + ".pid");
-        if (!Files.exists(pidFile)) {
-            return;
-        }
-        long pid = Long.parseLong(Files.readString(pidFile).trim());
-        ProcessHandle.of(pid).ifPresent(p -> {
-            p.destroyForcibly(); // SIGKILL
-            p.onExit().join();
-        });
-        Files.deleteIfExists(pidFile);
+        Commands.killLiberty(wlp, name);
     }
+
 
     /**
      * Reads the gauge of a running server, at least 10 s after the read before (waiting if needed): its value is

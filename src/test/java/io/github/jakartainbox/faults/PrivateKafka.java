@@ -1,5 +1,6 @@
 package io.github.jakartainbox.faults;
 
+import io.github.jakartainbox.testing.Commands;
 import io.github.jakartainbox.it.TestFiles;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.faults;
 
+import io.github.jakartainbox.testing.Commands;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;

@@ -1,9 +1,9 @@
 package io.github.jakartainbox.it;
 
+import io.github.jakartainbox.testing.Commands;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -76,11 +76,6 @@ final class BillingServer {
 
     /** Kills the server with SIGKILL and waits for the process to end. */
     static void kill() throws Exception {
-        Path pidFile = WLP.resolve("usr/servers/.pid/" + NAME + ".pid");
-        long pid = Long.parseLong(Files.readString(pidFile).trim());
-        ProcessHandle handle = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid));
-        assertTrue(new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start().waitFor() == 0);
-        handle.onExit().get();
-        Files.deleteIfExists(pidFile);
+        assertTrue(Commands.killLiberty(WLP, NAME), "server " + NAME + " is not running");
     }
 }

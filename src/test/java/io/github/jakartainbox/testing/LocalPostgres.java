@@ -11,7 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 public final class LocalPostgres {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
+    private static final Map<String, String> LOCALE = Map.of("LC_ALL", "C.UTF-8");
 
     private final Path bin;
     private final Path home;
@@ -194,23 +195,11 @@ public final class LocalPostgres {
     }
 
     private void check(List<String> command) throws IOException, InterruptedException {
-        int rc = run(command);
-        if (rc != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " exited " + rc + "; see " + log);
-        }
+        Commands.check(command, home.getParent(), LOCALE, log, TIMEOUT);
     }
 
     private int run(List<String> command) throws IOException, InterruptedException {
-        Files.createDirectories(log.getParent());
-        ProcessBuilder builder = new ProcessBuilder(command).directory(home.getParent().toFile())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        builder.environment().put("LC_ALL", "C.UTF-8");
-        Process process = builder.start();
-        if (!process.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-            process.destroyForcibly();
-            throw new IllegalStateException(String.join(" ", command) + " did not finish within " + TIMEOUT);
-        }
-        return process.exitValue();
+        return Commands.run(command, home.getParent(), LOCALE, log, TIMEOUT);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.xa;
 
+import io.github.jakartainbox.testing.Commands;
 import io.github.jakartainbox.it.TestFiles;
 import java.io.IOException;
 import java.net.URI;
@@ -119,17 +120,9 @@ public final class XaServer {
 
     /** Sends SIGKILL to the server's JVM, when one runs. */
     public void kill() throws IOException {
-        Path pidFile = wlp.resolve("usr/servers/.pid/" + name + ".pid");
-        if (!Files.exists(pidFile)) {
-            return;
-        }
-        long pid = Long.parseLong(Files.readString(pidFile).trim());
-        ProcessHandle.of(pid).ifPresent(p -> {
-            p.destroyForcibly(); // SIGKILL
-            p.onExit().join();
-        });
-        Files.deleteIfExists(pidFile);
+        Commands.killLiberty(wlp, name);
     }
+
 
     /** @return the server's messages.log, all of it ("" before the first start) */
     public String log() throws IOException {

@@ -1,6 +1,7 @@
-package io.github.jakartainbox.faults;
+package io.github.jakartainbox.testing;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -8,10 +9,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs the fault suite's commands (pg_ctl, bin/kafka-broker, Liberty's bin/server) with their output in a log
- * file, and deletes the directories they leave.
+ * Runs the commands of tests that start servers of their own (pg_ctl, bin/kafka-broker, Liberty's bin/server) with
+ * their output appended to a log file, and ends a Liberty server as a crash does.
  */
-final class Commands {
+public final class Commands {
 
     private Commands() {
     }
@@ -24,7 +25,7 @@ final class Commands {
      * @param timeout     how long to wait
      * @return the exit code
      */
-    static int run(List<String> command, Path directory, Map<String, String> environment, Path log, Duration timeout)
+    public static int run(List<String> command, Path directory, Map<String, String> environment, Path log, Duration timeout)
             throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -39,11 +40,34 @@ final class Commands {
     }
 
     /** Like {@link #run}, and fails unless the exit code is 0. */
-    static void check(List<String> command, Path directory, Map<String, String> environment, Path log,
+    public static void check(List<String> command, Path directory, Map<String, String> environment, Path log,
                       Duration timeout) throws IOException, InterruptedException {
         int rc = run(command, directory, environment, log, timeout);
         if (rc != 0) {
             throw new IllegalStateException(String.join(" ", command) + " exited " + rc + "; see " + log);
         }
+    }
+
+    /**
+     * Sends SIGKILL to the JVM of Liberty server {@code name}, when one runs, and waits until it has ended: nothing of
+     * the server's shutdown runs.
+     *
+     * @param wlp  the Liberty installation
+     * @param name the server name
+     * @return whether a server process was running
+     */
+    public static boolean killLiberty(Path wlp, String name) throws IOException {
+        Path pidFile = wlp.resolve("usr/servers/.pid/" + name + ".pid");
+        if (!Files.exists(pidFile)) {
+            return false;
+        }
+        long pid = Long.parseLong(Files.readString(pidFile).trim());
+        boolean running = ProcessHandle.of(pid).map(p -> {
+            p.destroyForcibly(); // SIGKILL
+            p.onExit().join();
+            return true;
+        }).orElse(false);
+        Files.deleteIfExists(pidFile);
+        return running;
     }
 }
