@@ -105,7 +105,9 @@ public interface InboxFigures {
 
     /**
      * Figures read on the server, for an in-container (Arquillian) test: rows and dead letters through the inbox's
-     * datasource, duplicates skipped from the library's {@link InboxStatistics}.
+     * datasource, duplicates skipped from the library's {@link InboxStatistics}. That figure counts every duplicate
+     * the consumer skipped on this server: while duplicates of other events reach the consumer during the check,
+     * give {@link IdempotencyCheck} a marker as well.
      *
      * @param inboxDataSource the datasource {@code inbox.datasource} names
      * @param statistics      the library's bean, such as {@code CDI.current().select(InboxStatistics.class).get()}
