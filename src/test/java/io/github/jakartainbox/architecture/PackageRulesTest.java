@@ -106,6 +106,18 @@ class PackageRulesTest {
                 .dependOnClassesThat().resideInAPackage("io.github.jakartainbox.billing..").check(classes);
     }
 
+    @Test
+    void theTestKitUsesOnlyTheInboxApiAndNothingUsesTheTestKit() {
+        com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes().that()
+                .resideInAPackage("io.github.jakartainbox.testkit..").should().onlyDependOnClassesThat()
+                .resideInAnyPackage("java..", "javax.sql..", "io.github.jakartainbox.testkit..", ROOT)
+                .because("the test kit is an artifact of its own on the inbox's API: its POM names the inbox alone")
+                .check(classes);
+        noClasses().that().resideOutsideOfPackage("io.github.jakartainbox.testkit..").should()
+                .dependOnClassesThat().resideInAPackage("io.github.jakartainbox.testkit..")
+                .because("the WAR and the library's jars leave the test kit out").check(classes);
+    }
+
     private static boolean inAny(JavaClass type, String[] packages) {
         return Arrays.stream(packages).anyMatch(p -> PackageMatcher.of(p).matches(type.getPackageName()));
     }

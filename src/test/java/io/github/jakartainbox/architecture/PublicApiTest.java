@@ -16,12 +16,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The library's API is what docs/using-the-library.md lists under "Public types": every type named there is public,
- * and every public type of the API packages ({@code inbox}, {@code inbox.spi}, {@code inbox.text}) is named there.
+ * and every public type of the API packages ({@code inbox}, {@code inbox.spi}, {@code inbox.text}, the test kit's
+ * {@code testkit}) is named there.
  */
 class PublicApiTest {
 
     private static final String ROOT = "io.github.jakartainbox.";
-    private static final Set<String> API_PACKAGES = Set.of("inbox", "inbox.spi", "inbox.text");
+    private static final Set<String> API_PACKAGES = Set.of("inbox", "inbox.spi", "inbox.text", "testkit");
 
     @Test
     void thePublicTypesAreTheDocumentedOnes() throws Exception {

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.testing.UuidV7;
+import io.github.jakartainbox.testkit.IdempotencyCheck;
+import io.github.jakartainbox.testkit.InboxFigures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -30,8 +32,10 @@ import io.github.jakartainbox.billing.SampleEvents;
  * depends on {@code io.github.jakartainbox:inbox} alone, one {@code @Idempotent} consumer on its own topic writing its
  * own table, its {@code microprofile-config.properties}) built by Maven offline against the local repository, where
  * the build installed the inbox before the integration tests; deployed on a Liberty server configured only by the
- * project's {@code server.xml}. Duplicates give one effect per event, in both partitioning modes. Nothing of the
- * billing example is in the WAR.
+ * project's {@code server.xml}. Duplicates give one effect per event, in both partitioning modes: 100 events sent 1 to
+ * 3 times each, shuffled, and one more event through the test kit ({@link IdempotencyCheck}: 5 deliveries in a row, 5
+ * at once, a {@code kill -9} of the server right after its first commit). Nothing of the billing example is in the
+ * WAR.
  */
 class AdopterIT {
 
@@ -41,6 +45,7 @@ class AdopterIT {
     private static final String SERVER = "adopter";
     private static final Duration WAIT = Duration.ofMinutes(3);
     private static final int EVENTS = 100;
+    private static final String KEY = "adopter";
 
     private Map<String, String> environment = Map.of();
 
@@ -85,19 +90,54 @@ class AdopterIT {
         }
         Collections.shuffle(deliveries, new Random(7));
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            // one key for every record: one partition, so that the test kit's markers below come after all of them
             for (String event : deliveries) {
-                producer.send(new ProducerRecord<>(topic, event));
+                producer.send(new ProducerRecord<>(topic, KEY, event));
             }
             producer.flush();
+
+            // the test kit on one more event: in a row, at once, and a kill -9 right after its first commit; each of
+            // its markers is processed after every record sent before it, the shuffled duplicates above included
+            String eventId = UuidV7.at(Instant.now());
+            String payment = "{\"event_id\":\"" + eventId + "\",\"payment_id\":\"kit-" + run + "\",\"amount\":\"10.00\"}";
+            IdempotencyCheck.Result result = IdempotencyCheck.of("payments", eventId)
+                    .delivery(() -> producer.send(new ProducerRecord<>(topic, KEY, payment)).get())
+                    .state(() -> db.number("SELECT count(*) FROM payment_booked WHERE event_id = ?", eventId))
+                    .figures(InboxFigures.overJdbc(() -> java.sql.DriverManager.getConnection(
+                            "jdbc:postgresql://127.0.0.1:5432/" + database, "postgres", "")))
+                    .marker(() -> {
+                        String marker = UuidV7.at(Instant.now());
+                        producer.send(new ProducerRecord<>(topic, KEY, "{\"event_id\":\"" + marker
+                                + "\",\"payment_id\":\"marker-" + marker + "\",\"amount\":\"1.00\"}")).get();
+                        return marker;
+                    })
+                    .crash(this::killAndRestart)
+                    .times(5)
+                    .timeout(WAIT)
+                    .run();
+            System.out.println("test kit: " + result);
         }
-        assertEquals(EVENTS, db.await(WAIT, n -> n >= EVENTS, "SELECT count(*) FROM inbox WHERE consumer = 'payments'"),
-                "every event claimed");
-        Thread.sleep(2000); // the last duplicates go through too
-        assertEquals(EVENTS, db.number("SELECT count(*) FROM payment_booked"), "one booking per event, "
-                + deliveries.size() + " deliveries");
-        assertEquals(EVENTS, db.number("SELECT count(DISTINCT payment_id) FROM payment_booked"));
+        assertEquals(EVENTS, db.number("SELECT count(*) FROM inbox WHERE consumer = 'payments' AND event_id IN "
+                + "(SELECT event_id FROM payment_booked WHERE payment_id LIKE ?)", run + "-%"), "every event claimed");
+        assertEquals(EVENTS, db.number("SELECT count(*) FROM payment_booked WHERE payment_id LIKE ?", run + "-%"),
+                "one booking per event, " + deliveries.size() + " deliveries");
+        assertEquals(EVENTS, db.number("SELECT count(DISTINCT payment_id) FROM payment_booked WHERE payment_id LIKE ?",
+                run + "-%"));
         assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter"), "nothing dead-lettered");
         return db;
+    }
+
+    /** The test kit's crash: SIGKILL, then a start with the same environment, until the application is started. */
+    private void killAndRestart() throws Exception {
+        Path pidFile = WLP.resolve("usr/servers/.pid/" + SERVER + ".pid");
+        long pid = Long.parseLong(Files.readString(pidFile).trim());
+        ProcessHandle handle = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid));
+        assertEquals(0, new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start().waitFor());
+        handle.onExit().get();
+        Files.deleteIfExists(pidFile);
+        Files.deleteIfExists(WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log")); // the next start's alone
+        server("start");
+        awaitApplicationStarted();
     }
 
     /** The team's own migration, as its DBA would run it. */

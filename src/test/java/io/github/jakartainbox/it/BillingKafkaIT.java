@@ -5,11 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.billing.SampleEvents.Event;
+import io.github.jakartainbox.inbox.InboxStatistics;
+import io.github.jakartainbox.testkit.IdempotencyCheck;
+import io.github.jakartainbox.testkit.InboxFigures;
+import jakarta.enterprise.inject.spi.CDI;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import javax.naming.InitialContext;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -32,7 +38,7 @@ class BillingKafkaIT {
 
     @Deployment
     static WebArchive deployment() {
-        return Deployments.billingWithProbes();
+        return Deployments.billingWithProbes().addPackage(IdempotencyCheck.class.getPackage());
     }
 
     private static Event event(String orderId, String amount, String currency) {
@@ -69,6 +75,24 @@ class BillingKafkaIT {
                 e.eventId()));
         assertEquals(new BigDecimal("129.90"), new BigDecimal(db.text("SELECT amount FROM invoice WHERE order_id = ? "
                 + "AND event_id = ?", orderId, e.eventId())));
+    }
+
+    /** The test kit on the example's consumer, as an adopter would run it on theirs. */
+    @Test
+    void theBillingConsumerPassesTheTestKit() throws Exception {
+        String orderId = "kafka-kit-" + UUID.randomUUID();
+        Event e = event(orderId, "42.00", "EUR");
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(BOOTSTRAP)) {
+            IdempotencyCheck.Result result = IdempotencyCheck.of("billing", e.eventId())
+                    .delivery(() -> producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, orderId, e.json())).get())
+                    .state(() -> invoices(orderId))
+                    .figures(InboxFigures.inContainer((DataSource) new InitialContext().lookup("jdbc/billing"),
+                            CDI.current().select(InboxStatistics.class).get()))
+                    .timeout(WAIT)
+                    .run();
+            assertEquals(1L, result.stateAfterOne(), "one invoice");
+            assertTrue(result.duplicatesSkipped() >= 9, "9 duplicates skipped: " + result);
+        }
     }
 
     @Test
