@@ -3,6 +3,7 @@ package io.github.jakartainbox.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.jakartainbox.testing.Commands;
 import io.github.jakartainbox.testing.UuidV7;
 import io.github.jakartainbox.testkit.IdempotencyCheck;
 import io.github.jakartainbox.testkit.InboxFigures;
@@ -79,6 +80,7 @@ class AdopterIT {
                 "INBOX_PARTITIONING", monthly ? "monthly" : "none");
         server("start");
         awaitApplicationStarted();
+        assertEquals(List.of(), errorLines(), "a normal start logs no error (an operations team alerts on them)");
 
         List<String> deliveries = new ArrayList<>();
         for (int i = 0; i < EVENTS; i++) {
@@ -129,12 +131,7 @@ class AdopterIT {
 
     /** The test kit's crash: SIGKILL, then a start with the same environment, until the application is started. */
     private void killAndRestart() throws Exception {
-        Path pidFile = WLP.resolve("usr/servers/.pid/" + SERVER + ".pid");
-        long pid = Long.parseLong(Files.readString(pidFile).trim());
-        ProcessHandle handle = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid));
-        assertEquals(0, new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start().waitFor());
-        handle.onExit().get();
-        Files.deleteIfExists(pidFile);
+        assertTrue(Commands.killLiberty(WLP, SERVER), "server " + SERVER + " is not running");
         Files.deleteIfExists(WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log")); // the next start's alone
         server("start");
         awaitApplicationStarted();
@@ -210,6 +207,12 @@ class AdopterIT {
         } catch (java.io.IOException e) {
             return e.toString();
         }
+    }
+
+    /** @return the lines of the server's messages.log at level E (error) */
+    private static List<String> errorLines() throws java.io.IOException {
+        Path log = WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log");
+        return Files.readAllLines(log).stream().filter(l -> l.matches("^\\[[^\\]]+] \\S+ \\S+\\s+E .*")).toList();
     }
 
     /** Waits for Liberty's CWWKZ0001I for the application; fails with the log's errors when it did not start. */
