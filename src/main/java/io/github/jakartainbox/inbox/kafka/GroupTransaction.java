@@ -185,8 +185,8 @@ final class GroupTransaction {
         if (channel.running()) {
             InboxMessage.INBOX0604E.log(settings.channel(),
                     record.topic() + "-" + record.partition() + "@" + record.offset(), Failures.describe(nack),
-                    String.valueOf(OffsetRows.RETRY_MILLIS));
-            channel.pause(OffsetRows.RETRY_MILLIS);
+                    String.valueOf(InboxKafkaChannel.RETRY_MILLIS));
+            channel.pause(InboxKafkaChannel.RETRY_MILLIS);
         }
         return false;
     }

@@ -35,6 +35,9 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
                     boolean offsetsInDatabase) {
     }
 
+    /** How long a channel waits before it tries again: a record nacked, a partition's offsets not read. */
+    static final long RETRY_MILLIS = 1000;
+
     private final Settings settings;
     private final ManagedThreadFactory threads;
     private final PollLoop loop;

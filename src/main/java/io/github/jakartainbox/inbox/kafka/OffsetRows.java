@@ -26,8 +26,6 @@ import org.apache.kafka.common.errors.WakeupException;
  */
 final class OffsetRows {
 
-    static final long RETRY_MILLIS = 1000;
-
     private final InboxKafkaChannel.Settings settings;
     private final Supplier<? extends Consumer<?, ?>> consumer;
     private final UserTransaction transaction;
@@ -90,7 +88,7 @@ final class OffsetRows {
                 InboxMessage.INBOX0616W.log(settings.channel(), newly.toString(), Failures.describe(e));
             }
             c.pause(partitions);
-            nextResolve = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS);
+            nextResolve = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(InboxKafkaChannel.RETRY_MILLIS);
         }
     }
 

@@ -99,8 +99,8 @@ final class PollLoop implements Runnable {
                     break;
                 }
                 InboxMessage.INBOX0606E.log(settings.channel(), Failures.describe(e),
-                        String.valueOf(OffsetRows.RETRY_MILLIS * 5));
-                channel.pause(OffsetRows.RETRY_MILLIS * 5);
+                        String.valueOf(InboxKafkaChannel.RETRY_MILLIS * 5));
+                channel.pause(InboxKafkaChannel.RETRY_MILLIS * 5);
             } finally {
                 consumer = null;
             }
