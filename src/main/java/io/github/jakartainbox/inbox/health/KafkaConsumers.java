@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
+import javax.management.AttributeNotFoundException;
+import javax.management.InstanceNotFoundException;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -48,12 +50,19 @@ final class KafkaConsumers {
             for (ObjectName name : server.queryNames(
                     new ObjectName("kafka.consumer:type=consumer-coordinator-metrics,client-id=*"), null)) {
                 String id = ObjectName.unquote(quoted(name.getKeyProperty("client-id")));
-                if (clientIds.matcher(id).matches()) {
-                    double seconds = number(server.getAttribute(name, "last-heartbeat-seconds-ago"));
-                    double assigned = number(server.getAttribute(name, "assigned-partitions"));
-                    found.add(new Consumer(id, Double.isNaN(seconds) || seconds < 0 ? null
-                            : Duration.ofMillis((long) (seconds * 1000)), Double.isNaN(assigned) ? 0 : (long) assigned));
+                if (!clientIds.matcher(id).matches()) {
+                    continue;
                 }
+                double seconds;
+                double assigned;
+                try {
+                    seconds = number(server.getAttribute(name, "last-heartbeat-seconds-ago"));
+                    assigned = number(server.getAttribute(name, "assigned-partitions"));
+                } catch (InstanceNotFoundException | AttributeNotFoundException closing) {
+                    continue; // the consumer closed between the query and the read: it is no open consumer
+                }
+                found.add(new Consumer(id, Double.isNaN(seconds) || seconds < 0 ? null
+                        : Duration.ofMillis((long) (seconds * 1000)), Double.isNaN(assigned) ? 0 : (long) assigned));
             }
         } catch (JMException e) {
             throw new IllegalStateException("Cannot read the Kafka consumer metrics (JMX): " + e, e);
