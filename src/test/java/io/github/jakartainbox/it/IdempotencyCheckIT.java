@@ -9,10 +9,6 @@ import io.github.jakartainbox.testing.UuidV7;
 import io.github.jakartainbox.testkit.IdempotencyCheck;
 import io.github.jakartainbox.testkit.InboxFigures;
 import jakarta.enterprise.inject.spi.CDI;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import javax.naming.InitialContext;
@@ -37,6 +33,7 @@ import io.github.jakartainbox.billing.SampleEvents;
 @ExtendWith(ArquillianExtension.class)
 class IdempotencyCheckIT {
 
+    private final Db db = Db.lazy();
     private DataSource billing;
     private KafkaProducer<String, String> producer;
 
@@ -49,9 +46,7 @@ class IdempotencyCheckIT {
     @BeforeEach
     void setUp() throws Exception {
         billing = (DataSource) new InitialContext().lookup("jdbc/billing");
-        try (Connection connection = billing.getConnection(); Statement statement = connection.createStatement()) {
-            statement.execute(KitProbeConsumers.TABLE);
-        }
+        db.execute(KitProbeConsumers.TABLE);
         producer = SampleEvents.producer(TestEnv.BOOTSTRAP);
     }
 
@@ -98,16 +93,7 @@ class IdempotencyCheckIT {
                 .timeout(Duration.ofSeconds(60));
     }
 
-    private long effects(String consumer, String eventId) throws Exception {
-        try (Connection connection = billing.getConnection();
-             PreparedStatement query = connection.prepareStatement(
-                     "SELECT count(*) FROM kit_probe_effect WHERE consumer = ? AND event_id = ?")) {
-            query.setString(1, consumer);
-            query.setString(2, eventId);
-            try (ResultSet rs = query.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
+    private long effects(String consumer, String eventId) {
+        return db.number("SELECT count(*) FROM kit_probe_effect WHERE consumer = ? AND event_id = ?", consumer, eventId);
     }
 }

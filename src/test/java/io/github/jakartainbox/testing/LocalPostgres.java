@@ -41,11 +41,7 @@ public final class LocalPostgres {
      * @param binProperty the system property that may name the directory of {@code initdb} and {@code pg_ctl}
      */
     public LocalPostgres(Path home, String directory, int port, String binProperty) {
-        this.bin = binaries(binProperty);
-        this.home = home.toAbsolutePath();
-        this.data = this.home.resolve(directory);
-        this.log = this.home.resolve("commands.log");
-        this.port = port;
+        this(home.toAbsolutePath(), directory, port, binaries(binProperty));
     }
 
     /** @return another cluster in the same home directory, for a standby made by {@link #baseBackup} */
