@@ -65,6 +65,15 @@ public class Invoice {
         this.createdAt = createdAt;
     }
 
+    /**
+     * An invoice as read from its row (not managed by the persistence context: the mailer reads it with JDBC).
+     */
+    static Invoice stored(long id, String invoiceNumber, OrderConfirmed order, OffsetDateTime createdAt) {
+        Invoice invoice = new Invoice(id, order, createdAt);
+        invoice.invoiceNumber = invoiceNumber;
+        return invoice;
+    }
+
     public Long getId() {
         return id;
     }

@@ -14,16 +14,21 @@ import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
 import jakarta.mail.internet.MimeMultipart;
 import jakarta.mail.util.ByteArrayDataSource;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
+import javax.sql.DataSource;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
@@ -53,8 +58,9 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 @ApplicationScoped
 public class InvoiceMailer {
 
-    @PersistenceContext(unitName = "billing")
-    EntityManager em;
+    /** The billing database, read and written with JDBC on the transaction's connection (the persistence unit's). */
+    @Resource(lookup = "jdbc/billing")
+    DataSource dataSource;
     @Inject
     BillingSchema schema;
     @Inject
@@ -63,6 +69,11 @@ public class InvoiceMailer {
     InvoiceMailStatus status;
     @Resource
     TransactionSynchronizationRegistry transactions;
+
+    private static final String READ_SQL = "SELECT invoice_number, order_id, event_id, customer_email, amount, "
+            + "currency, created_at FROM invoice WHERE id = ?";
+    private static final String MAILED_SQL = "UPDATE invoice SET mailed_at = clock_timestamp(), mail_message_id = ?, "
+            + "mail_status = 'sent', mail_error = NULL WHERE id = ?";
 
     /** At most this many accepted mails are remembered unrecorded; past it a rolled-back mail is sent again. */
     static final int ACCEPTED_LIMIT = 10_000;
@@ -103,7 +114,7 @@ public class InvoiceMailer {
     public CompletionStage<Void> onInvoiceIssued(Message<byte[]> message) {
         InvoiceIssued event = InvoiceIssued.parse(message.getPayload());
         schema.ensureMigrated();
-        Invoice invoice = em.find(Invoice.class, event.invoiceId());
+        Invoice invoice = read(event.invoiceId());
         if (invoice == null) {
             throw new UnprocessableEventException(BillingMessage.BILLING0125E.format(
                     String.valueOf(event.invoiceId()), event.eventId()));
@@ -144,10 +155,37 @@ public class InvoiceMailer {
         // recorded after the send, in the transaction that claims the event (the time of the record, not of the
         // transaction's start, which a group shares): a crash after the SMTP server accepted the mail leaves a mail
         // without its record (and the retry mails again, with the same Message-ID)
-        em.createNativeQuery("UPDATE invoice SET mailed_at = clock_timestamp(), mail_message_id = ?1, "
-                + "mail_status = 'sent', mail_error = NULL WHERE id = ?2").setParameter(1, messageId).setParameter(2, invoice.getId())
-                .executeUpdate();
+        recordMailed(invoice.getId(), messageId);
         return message.ack();
+    }
+
+    /**
+     * @return the invoice's row, or null when there is none. JDBC rather than the persistence context: a mail needs
+     *         the row's values only, and the entity's find and bookkeeping cost more than the query itself.
+     */
+    private Invoice read(long id) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement q = c.prepareStatement(READ_SQL)) {
+            q.setLong(1, id);
+            try (ResultSet rs = q.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                return Invoice.stored(id, rs.getString(1), new OrderConfirmed(rs.getString(3), rs.getString(2),
+                        rs.getString(4), rs.getBigDecimal(5), rs.getString(6)), rs.getObject(7, OffsetDateTime.class));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("invoice " + id + " could not be read: " + e.getMessage(), e);
+        }
+    }
+
+    private void recordMailed(long id, String messageId) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement u = c.prepareStatement(MAILED_SQL)) {
+            u.setString(1, messageId);
+            u.setLong(2, id);
+            u.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException("the mail of invoice " + id + " could not be recorded: " + e.getMessage(), e);
+        }
     }
 
     /** Forgets the accepted mail once a transaction that records it commits; a rollback keeps it. */

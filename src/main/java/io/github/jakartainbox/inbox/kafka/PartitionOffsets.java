@@ -38,10 +38,11 @@ final class PartitionOffsets {
     record SoughtBack(Map<TopicPartition, Long> wrote, Map<TopicPartition, Long> to) {
     }
 
-    /** The last offset Kafka confirmed per partition. */
-    private final Map<TopicPartition, Long> committed = new HashMap<>();
-    /** {@link #committed} for health and the lag, readable from other threads. */
-    private final Map<TopicPartition, Long> committedView = new ConcurrentHashMap<>();
+    /**
+     * The last offset Kafka confirmed per partition, since this consumer's assignment: the commit decision's and
+     * health's one view (read from other threads).
+     */
+    private final Map<TopicPartition, Long> committed = new ConcurrentHashMap<>();
     /** Per partition, the offset after the last record processed, and when it was processed. */
     private final Map<TopicPartition, long[]> processedUpTo = new ConcurrentHashMap<>();
     /** Since when each partition's commit is behind, reset by each warning logged. */
@@ -122,7 +123,6 @@ final class PartitionOffsets {
     void confirmed(Map<TopicPartition, OffsetAndMetadata> offsets) {
         offsets.forEach((tp, o) -> {
             committed.merge(tp, o.offset(), Math::max);
-            committedView.merge(tp, o.offset(), Math::max);
         });
     }
 
@@ -234,7 +234,6 @@ final class PartitionOffsets {
                 known.remove(tp);
             }
             committed.remove(tp); // Kafka's offset goes back with it
-            committedView.remove(tp);
             processedUpTo.remove(tp);
             to.put(tp, back);
             rewound.add(tp);
@@ -294,7 +293,6 @@ final class PartitionOffsets {
         epoch++;
         for (TopicPartition tp : partitions) {
             committed.remove(tp);
-            committedView.remove(tp);
             processedUpTo.remove(tp);
             behindSince.remove(tp);
             behindFrom.remove(tp);
@@ -314,7 +312,7 @@ final class PartitionOffsets {
     List<Lag> lagging(long now, Duration warning) {
         List<Lag> lagging = new ArrayList<>();
         processedUpTo.forEach((tp, processed) -> {
-            Long commit = committedView.get(tp);
+            Long commit = committed.get(tp);
             if (commit != null && commit >= processed[0]) {
                 behindSince.remove(tp);
                 behindFrom.remove(tp);

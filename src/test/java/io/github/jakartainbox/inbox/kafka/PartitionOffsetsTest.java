@@ -130,6 +130,23 @@ class PartitionOffsetsTest {
     }
 
     @Test
+    void aNewConsumerStartsWithoutCommitsForTheDecisionAndForHealthAlike() {
+        Duration warning = Duration.ofSeconds(60);
+        offsets.processed(P0, 9, 0, false);
+        offsets.confirmed(Map.of(P0, new OffsetAndMetadata(10)));
+        offsets.newConsumer();
+        assertAll(() -> assertNull(offsets.committed(P0)),
+                () -> assertEquals(Set.of(P0), offsets.toCommit(Map.of(P0, 10L), false).keySet(),
+                        "the new consumer commits its position"),
+                () -> assertTrue(offsets.lagging(0, warning).isEmpty(), "behind from now on"),
+                () -> assertEquals(Map.of(P0, 0L), offsets.behindSince(),
+                        "health sees no commit of the new consumer either"));
+        offsets.confirmed(Map.of(P0, new OffsetAndMetadata(10)));
+        assertAll(() -> assertTrue(offsets.lagging(SECOND, warning).isEmpty()),
+                () -> assertTrue(offsets.behindSince().isEmpty(), "caught up once the new consumer's commit is confirmed"));
+    }
+
+    @Test
     void aHaltedPollResumesEachPartitionAtItsFirstRecordNotDoneUnlessAlreadySoughtBack() {
         List<ConsumerRecord<String, String>> undone = List.of(record(P0, 12), record(P1, 30), record(P0, 13),
                 record(P1, 31));
