@@ -1,12 +1,12 @@
 package io.github.jakartainbox.faults;
 
 import io.github.jakartainbox.testing.Commands;
-import io.github.jakartainbox.it.TestFiles;
+import io.github.jakartainbox.testing.TestFiles;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,6 +1,5 @@
 package io.github.jakartainbox.testing;
 
-import io.github.jakartainbox.it.TestFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;

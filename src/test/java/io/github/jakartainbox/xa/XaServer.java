@@ -1,7 +1,7 @@
 package io.github.jakartainbox.xa;
 
 import io.github.jakartainbox.testing.Commands;
-import io.github.jakartainbox.it.TestFiles;
+import io.github.jakartainbox.testing.TestFiles;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
