@@ -156,12 +156,7 @@ public final class Db {
      * @return the last value read
      */
     public long await(Duration timeout, LongPredicate done, String sql, Object... params) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long value = number(sql, params);
-        while (!done.test(value) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            value = number(sql, params);
-        }
-        return value;
+        return Waiting.lastValue(Waiting.await().atMost(timeout).pollInterval(Duration.ofMillis(100)),
+                () -> number(sql, params), done::test);
     }
 }

@@ -74,12 +74,7 @@ public final class Mailbox {
 
     /** Polls until {@code address} has at least {@code count} mails or the timeout passes; the caller asserts. */
     public static List<Mail> await(String address, int count, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        List<Mail> mails = of(address);
-        while (mails.size() < count && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            mails = of(address);
-        }
-        return mails;
+        return Waiting.lastValue(Waiting.await().atMost(timeout).pollInterval(Duration.ofMillis(200)),
+                () -> of(address), mails -> mails.size() >= count);
     }
 }

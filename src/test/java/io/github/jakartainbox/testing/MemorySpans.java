@@ -67,12 +67,7 @@ public class MemorySpans implements ConfigurableSpanExporterProvider {
      * @return the matching spans (fewer than {@code count} when the wait ran out)
      */
     public static List<SpanData> await(Predicate<SpanData> filter, int count, Duration wait) throws InterruptedException {
-        long deadline = System.nanoTime() + wait.toNanos();
-        List<SpanData> found = matching(filter);
-        while (found.size() < count && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            found = matching(filter);
-        }
-        return found;
+        return Waiting.lastValue(Waiting.await().atMost(wait).pollInterval(Duration.ofMillis(100)),
+                () -> matching(filter), found -> found.size() >= count);
     }
 }
