@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.billing.SampleEvents;
-import io.github.jakartainbox.testing.Commands;
 import io.github.jakartainbox.testing.Db;
+import io.github.jakartainbox.testing.LibertyServer;
 import io.github.jakartainbox.testing.TestEnv;
 import io.github.jakartainbox.testing.UuidV7;
 import io.github.jakartainbox.testkit.IdempotencyCheck;
@@ -42,19 +42,19 @@ import org.junit.jupiter.api.Test;
  */
 class AdopterIT {
 
-    private static final Path WLP = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
     private static final Path WAR = Path.of(System.getProperty("war.file", "target/billing.war"));
     private static final Path PROJECT = Path.of("src/test/adopter");
-    private static final String SERVER = "adopter";
     private static final Duration WAIT = Duration.ofMinutes(3);
     private static final int EVENTS = 100;
     private static final String KEY = "adopter";
 
-    private Map<String, String> environment = Map.of();
+    /** The billing tests' channel settings (Failsafe's environment) are no channels of this application. */
+    private final LibertyServer server = new LibertyServer(LibertyServer.WLP, "adopter",
+            LibertyServer.messagingSettings());
 
     @AfterEach
     void stopServer() throws Exception {
-        server("stop");
+        serverCommand("stop");
     }
 
     @Test
@@ -76,11 +76,11 @@ class AdopterIT {
         String run = UUID.randomUUID().toString().substring(0, 8);
         String topic = "adopter.payments." + run;
         deploy();
-        environment = Map.of("DB_NAME", database, "HTTP_PORT", String.valueOf(TestEnv.HTTP_PORT + 400),
+        server.environment(Map.of("DB_NAME", database, "HTTP_PORT", String.valueOf(TestEnv.HTTP_PORT + 400),
                 "KAFKA_BOOTSTRAP_SERVERS", TestEnv.BOOTSTRAP, "MP_MESSAGING_INCOMING_PAYMENTS_TOPIC", topic,
                 "MP_MESSAGING_INCOMING_PAYMENTS_GROUP_ID", "payments-" + run,
-                "INBOX_PARTITIONING", monthly ? "monthly" : "none");
-        server("start");
+                "INBOX_PARTITIONING", monthly ? "monthly" : "none"));
+        serverCommand("start");
         awaitApplicationStarted();
         assertEquals(List.of(), errorLines(), "a normal start logs no error (an operations team alerts on them)");
 
@@ -133,9 +133,9 @@ class AdopterIT {
 
     /** The test kit's crash: SIGKILL, then a start with the same environment, until the application is started. */
     private void killAndRestart() throws Exception {
-        assertTrue(Commands.killLiberty(WLP, SERVER), "server " + SERVER + " is not running");
-        Files.deleteIfExists(WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log")); // the next start's alone
-        server("start");
+        assertTrue(server.kill(), "server " + server.name() + " is not running");
+        Files.deleteIfExists(server.messagesLog()); // the next start's alone
+        serverCommand("start");
         awaitApplicationStarted();
     }
 
@@ -151,8 +151,8 @@ class AdopterIT {
     }
 
     /** The team's WAR, built by Maven from the adopter project, with the project's server.xml; no example. */
-    private static void deploy() throws Exception {
-        Path serverDir = WLP.resolve("usr/servers/" + SERVER);
+    private void deploy() throws Exception {
+        Path serverDir = server.dir();
         Files.createDirectories(serverDir.resolve("dropins"));
         Files.copy(PROJECT.resolve("server.xml"), serverDir.resolve("server.xml"), StandardCopyOption.REPLACE_EXISTING);
         Path war = buildAdopterWar();
@@ -212,36 +212,23 @@ class AdopterIT {
     }
 
     /** @return the lines of the server's messages.log at level E (error) */
-    private static List<String> errorLines() throws java.io.IOException {
-        Path log = WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log");
-        return Files.readAllLines(log).stream().filter(l -> l.matches("^\\[[^\\]]+] \\S+ \\S+\\s+E .*")).toList();
+    private List<String> errorLines() throws java.io.IOException {
+        return server.logLines(l -> l.matches("^\\[[^\\]]+] \\S+ \\S+\\s+E .*"));
     }
 
     /** Waits for Liberty's CWWKZ0001I for the application; fails with the log's errors when it did not start. */
-    private static void awaitApplicationStarted() throws Exception {
-        Path log = WLP.resolve("usr/servers/" + SERVER + "/logs/messages.log");
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            String text = Files.exists(log) ? Files.readString(log) : "";
-            if (text.contains("CWWKZ0001I: Application adopter started")) {
-                return;
-            }
-            if (text.contains("CWWKZ0002E") || text.contains("CWWKZ0012I")) {
-                break;
-            }
-            Thread.sleep(500);
+    private void awaitApplicationStarted() throws Exception {
+        if (server.awaitLog("CWWKZ0001I: Application adopter started", List.of("CWWKZ0002E", "CWWKZ0012I"), WAIT)) {
+            return;
         }
-        String errors = Files.exists(log) ? Files.readAllLines(log).stream()
-                .filter(l -> l.contains(" E ") || l.contains("INBOX")).reduce("", (a, b) -> a + "\n" + b) : "no log";
+        String errors = Files.exists(server.messagesLog()) ? server.logLines(l -> l.contains(" E ")
+                || l.contains("INBOX")).stream().reduce("", (a, b) -> a + "\n" + b) : "no log";
         throw new AssertionError("application adopter did not start:" + errors);
     }
 
-    private void server(String action) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, SERVER).inheritIO();
-        // the billing tests' channel settings (Failsafe's environment) are no channels of this application
-        builder.environment().keySet().removeIf(name -> name.startsWith("MP_MESSAGING_"));
-        builder.environment().putAll(environment);
-        int rc = builder.start().waitFor();
-        assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc);
+    private void serverCommand(String action) throws Exception {
+        int rc = server.run(action);
+        assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc + "; see "
+                + server.commandsLog());
     }
 }

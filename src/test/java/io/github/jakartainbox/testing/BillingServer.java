@@ -2,7 +2,6 @@ package io.github.jakartainbox.testing;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -14,8 +13,9 @@ import java.util.Map;
  */
 public final class BillingServer {
 
-    public static final Path WLP = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
+    public static final Path WLP = LibertyServer.WLP;
     public static final String NAME = "billing";
+    private static final LibertyServer SERVER = new LibertyServer(WLP, NAME);
 
     private BillingServer() {
     }
@@ -40,7 +40,7 @@ public final class BillingServer {
 
     /** @return the server's {@code messages.log} */
     public static Path log() {
-        return WLP.resolve("usr/servers/" + NAME + "/logs/messages.log");
+        return SERVER.messagesLog();
     }
 
     /**
@@ -50,31 +50,23 @@ public final class BillingServer {
      * @param environment added to the server process's environment
      */
     public static void run(String action, Map<String, String> environment) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(WLP.resolve("bin/server").toString(), action, NAME).inheritIO();
-        builder.environment().putAll(environment);
-        int rc = builder.start().waitFor();
-        assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc);
+        SERVER.environment(environment);
+        int rc = SERVER.run(action);
+        assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc + "; see "
+                + SERVER.commandsLog());
     }
 
     /** Starts the server and waits until its API answers a reader. */
     public static void startAndAwaitReady(Map<String, String> environment, Duration wait) throws Exception {
         run("start", environment);
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                if (Api.call("GET", TestEnv.url("/billing/api/invoices/count"), Api.READER).statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(250);
+        if (!SERVER.awaitAnswer(() -> Api.call("GET", TestEnv.url("/billing/api/invoices/count"), Api.READER)
+                .statusCode() == 200, wait)) {
+            throw new AssertionError("billing service not ready within " + wait);
         }
-        throw new AssertionError("billing service not ready within " + wait);
     }
 
     /** Kills the server with SIGKILL and waits for the process to end. */
     public static void kill() throws Exception {
-        assertTrue(Commands.killLiberty(WLP, NAME), "server " + NAME + " is not running");
+        assertTrue(SERVER.kill(), "server " + NAME + " is not running");
     }
 }
