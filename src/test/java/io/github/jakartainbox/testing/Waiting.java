@@ -37,6 +37,23 @@ public final class Waiting {
     }
 
     /**
+     * Waits until {@code condition} holds or the wait's timeout passes, without failing: the caller's assertion
+     * after it says what is wrong.
+     *
+     * @param wait      the wait ({@link #await()} with {@code atMost} and {@code pollInterval})
+     * @param condition what is awaited; what it throws ends the wait
+     * @return whether it held within the time
+     */
+    public static boolean reached(ConditionFactory wait, Callable<Boolean> condition) {
+        try {
+            wait.until(condition);
+            return true;
+        } catch (ConditionTimeoutException timedOut) {
+            return false;
+        }
+    }
+
+    /**
      * Reads until {@code done} holds or the wait's timeout passes, for a caller that asserts on the value with a
      * message of its own.
      *

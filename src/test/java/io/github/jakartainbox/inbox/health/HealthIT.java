@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.Deployments;
 import io.github.jakartainbox.testing.TestEnv;
+import io.github.jakartainbox.testing.Waiting;
 import io.github.jakartainbox.testing.probes.FailingDeserializer;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -19,7 +20,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Properties;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -82,13 +82,8 @@ class HealthIT {
 
     /** Reads /health/ready until {@code done} holds or WAIT passes; returns the last answer either way. */
     private static Health awaitReady(Predicate<Health> done) throws Exception {
-        Instant end = Instant.now().plus(WAIT);
-        Health health = get("/health/ready");
-        while (!holds(done, health) && Instant.now().isBefore(end)) {
-            Thread.sleep(500);
-            health = get("/health/ready");
-        }
-        return health;
+        return Waiting.lastValue(Waiting.await().atMost(WAIT).pollInterval(Duration.ofMillis(500)),
+                () -> get("/health/ready"), health -> holds(done, health));
     }
 
     /** A body without the check or datum the condition reads is one that does not meet it yet. */

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.jms;
 
+import static io.github.jakartainbox.testing.Waiting.reached;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -11,6 +12,7 @@ import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.inbox.InboxStatistics;
 import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.Deployments;
+import io.github.jakartainbox.testing.Waiting;
 import io.github.jakartainbox.testing.probes.JmsProbeConsumer;
 import io.github.jakartainbox.testing.probes.JmsPropertyProbeConsumer;
 import jakarta.enterprise.inject.spi.CDI;
@@ -30,6 +32,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.naming.InitialContext;
+import org.awaitility.core.ConditionFactory;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -89,11 +92,13 @@ class JmsConsumerIT {
     }
 
     private static void awaitEmpty(String queue) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (depth(queue) > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        reached(poll(100), () -> depth(queue) == 0);
         assertEquals(0, depth(queue), "every message on " + queue + " consumed");
+    }
+
+    /** @return a wait of {@link #WAIT} at most, reading every {@code millis} ms */
+    private static ConditionFactory poll(long millis) {
+        return Waiting.await().atMost(WAIT).pollInterval(Duration.ofMillis(millis));
     }
 
     private static long skipped(String consumer) throws Exception {
@@ -126,10 +131,7 @@ class JmsConsumerIT {
         long skippedBefore = skipped("billing-jms");
         send(BILLING_QUEUE, e.json(), Map.of());
         awaitEmpty(BILLING_QUEUE);
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (skipped("billing-jms") == skippedBefore && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        reached(poll(100), () -> skipped("billing-jms") != skippedBefore);
         assertEquals(skippedBefore + 1, skipped("billing-jms"), "the second message is skipped as a duplicate");
         assertEquals(1, invoices(e), "one invoice");
         assertEquals(1, inboxRows("billing-jms", e));
@@ -147,17 +149,12 @@ class JmsConsumerIT {
         Event e = newEvent("jms-redelivery");
         long skippedBefore = skipped("probe-jms");
         send(PROBE_QUEUE, e.json(), Map.of("probe_fail", 1, "probe_hold_ms", 3000L));
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (calls(e).isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        reached(poll(20), () -> !calls(e).isEmpty());
         assertEquals(1, calls(e).size(), "A's first delivery is in the method");
         send(PROBE_QUEUE, e.json(), Map.of()); // B, while A holds the claim
         awaitEmpty(PROBE_QUEUE);
-        while (skipped("probe-jms") == skippedBefore && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        Thread.sleep(1000); // a call that should not come would come now
+        reached(poll(100), () -> skipped("probe-jms") != skippedBefore); // asserted below
+        Thread.sleep(1000); // nothing marks a call that should not come (A's redelivery): one would come by now
         List<JmsProbeConsumer.Call> calls = calls(e);
         assertEquals(2, calls.size(), "A's first delivery (rolled back) and B, never A's redelivery: " + calls);
         assertFalse(calls.get(0).redelivered());
@@ -193,10 +190,7 @@ class JmsConsumerIT {
             senders.shutdownNow();
         }
         awaitEmpty(BILLING_QUEUE);
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (skipped("billing-jms") < skippedBefore + copies - 1 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        reached(poll(100), () -> skipped("billing-jms") >= skippedBefore + copies - 1);
         assertEquals(skippedBefore + copies - 1, skipped("billing-jms"), "all copies but one skipped");
         assertEquals(1, invoices(e), "one invoice for " + copies + " racing copies");
         assertEquals(1, inboxRows("billing-jms", e));
@@ -210,7 +204,7 @@ class JmsConsumerIT {
                 "SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'probe-jms' AND event_id = ?", e.eventId());
         assertEquals(1, rows, "dead-lettered");
         awaitEmpty(PROBE_QUEUE);
-        Thread.sleep(1000); // no further delivery may reach the method
+        Thread.sleep(1000); // no further delivery may reach the method: one that did would have come by now
         List<JmsProbeConsumer.Call> calls = calls(e);
         assertEquals(3, calls.size(), "retry.max-attempts=3 deliveries reached the method: " + calls);
         for (int i = 0; i < 3; i++) {

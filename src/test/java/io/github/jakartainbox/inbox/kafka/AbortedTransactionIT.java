@@ -7,6 +7,7 @@ import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.Deployments;
 import io.github.jakartainbox.testing.TestEnv;
+import io.github.jakartainbox.testing.Waiting;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -102,9 +103,7 @@ class AbortedTransactionIT {
      */
     private static String awaitCommittedAtLogEnd(String group) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestEnv.BOOTSTRAP))) {
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            String behind;
-            do {
+            return Waiting.lastValue(Waiting.await().atMost(WAIT).pollInterval(Duration.ofMillis(500)), () -> {
                 List<TopicPartition> partitions = admin.describeTopics(List.of(TOPIC)).allTopicNames().get().get(TOPIC)
                         .partitions().stream().map(p -> new TopicPartition(TOPIC, p.partition())).toList();
                 Map<TopicPartition, Long> end = admin.listOffsets(partitions.stream().collect(Collectors.toMap(
@@ -113,16 +112,12 @@ class AbortedTransactionIT {
                                 e -> e.getValue().offset()));
                 Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                         .partitionsToOffsetAndMetadata().get();
-                behind = end.entrySet().stream().filter(e -> committed.get(e.getKey()) == null
+                return end.entrySet().stream().filter(e -> committed.get(e.getKey()) == null
                                 || committed.get(e.getKey()).offset() < e.getValue())
                         .map(e -> e.getKey() + " committed " + (committed.get(e.getKey()) == null ? "nothing"
                                 : committed.get(e.getKey()).offset()) + ", end " + e.getValue())
                         .collect(Collectors.joining("; "));
-                if (!behind.isEmpty()) {
-                    Thread.sleep(500);
-                }
-            } while (!behind.isEmpty() && System.nanoTime() < deadline);
-            return behind;
+            }, String::isEmpty);
         }
     }
 }

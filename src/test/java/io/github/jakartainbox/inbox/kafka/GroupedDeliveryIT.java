@@ -9,6 +9,7 @@ import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.Deployments;
 import io.github.jakartainbox.testing.TestEnv;
+import io.github.jakartainbox.testing.Waiting;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -33,6 +34,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.core.ConditionFactory;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -131,13 +133,8 @@ class GroupedDeliveryIT {
             producer.send(new ProducerRecord<>(topic, "roll", roll.json())).get();
             COMPACTED_KEPT.add(roll.orderId());
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (System.nanoTime() < deadline && !compactionGapSeen) {
-            compactionGapSeen = compacted(topic);
-            if (!compactionGapSeen) {
-                Thread.sleep(2000);
-            }
-        }
+        compactionGapSeen = Waiting.reached(Waiting.await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofSeconds(2)), () -> compacted(topic));
     }
 
     /**
@@ -223,22 +220,15 @@ class GroupedDeliveryIT {
     /** Waits until the consumer group's committed offset of partition 0 equals the log end offset; returns both. */
     private static long[] awaitCommittedAtLogEnd(String channel) throws Exception {
         TopicPartition tp = new TopicPartition(TOPICS.get(channel), 0);
-        long committed = -1;
-        long end = -2;
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         try (Admin admin = admin()) {
-            while (System.nanoTime() < deadline) {
-                end = admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get().offset();
+            ConditionFactory wait = Waiting.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500));
+            return Waiting.lastValue(wait, () -> {
+                long end = admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get().offset();
                 OffsetAndMetadata offset = admin.listConsumerGroupOffsets(GROUPS.get(channel))
                         .partitionsToOffsetAndMetadata().get().get(tp);
-                committed = offset == null ? -1 : offset.offset();
-                if (committed == end) {
-                    break;
-                }
-                Thread.sleep(500);
-            }
+                return new long[] {offset == null ? -1 : offset.offset(), end};
+            }, committedAndEnd -> committedAndEnd[0] == committedAndEnd[1]);
         }
-        return new long[] {committed, end};
     }
 
     @Test
@@ -292,7 +282,7 @@ class GroupedDeliveryIT {
         assertEquals(10, db.await(WAIT, n -> n >= 10,
                 "SELECT count(*) FROM group_probe WHERE consumer = ? AND order_id LIKE ?", channel, prefix + "-%"),
                 "the 10 good events were processed");
-        Thread.sleep(1000);
+        Thread.sleep(1000); // a second effect of an event has nothing to wait for: it would show by now
         assertEquals(10, rows(channel, prefix + "-%"), "each good event's effect is there once");
         assertEquals(0, rows(channel, "%-x-poison"), "the poison event's effect was rolled back on every attempt");
         // the group stopped at the poison record: the 4 good events before it were rolled back with it and then ran
@@ -344,7 +334,7 @@ class GroupedDeliveryIT {
         } finally {
             db.execute("ALTER TABLE invoice DROP CONSTRAINT IF EXISTS " + constraint);
         }
-        Thread.sleep(1000);
+        Thread.sleep(1000); // a second invoice of an event has nothing to wait for: it would show by now
         for (Event e : events) {
             assertEquals(e == refused ? 0 : 1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?",
                     e.orderId()), "invoices of " + e.orderId());

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.retention;
 
+import static io.github.jakartainbox.testing.Waiting.lastValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -10,6 +11,7 @@ import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.Deployments;
 import io.github.jakartainbox.testing.TestEnv;
+import io.github.jakartainbox.testing.Waiting;
 import io.github.jakartainbox.testing.probes.OutageDuringPurgeTask;
 import jakarta.enterprise.inject.spi.CDI;
 import java.net.URI;
@@ -45,6 +47,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class InboxPurgeIT {
 
+    /** How long a purge run (the timer's, or another test's) may hold the lease. */
+    private static final Duration LEASE_WAIT = Duration.ofSeconds(30);
+
     private final Db db = Db.lazy();
     private final ExecutorService threads = Executors.newFixedThreadPool(2);
 
@@ -65,15 +70,13 @@ class InboxPurgeIT {
 
     /** Runs the purge until a run of this thread completes (the timer may hold the lease for a moment). */
     private static PurgeResult purgeNow() throws InterruptedException {
-        for (int i = 0; i < 600; i++) {
-            PurgeResult result = purge().purgeExpired();
-            if (result.ran()) {
-                assertNull(result.error());
-                return result;
-            }
-            Thread.sleep(50);
+        PurgeResult result = lastValue(Waiting.await().atMost(LEASE_WAIT).pollInterval(Duration.ofMillis(50)),
+                () -> purge().purgeExpired(), PurgeResult::ran);
+        if (!result.ran()) {
+            throw new AssertionError("the purge lease never became free");
         }
-        throw new AssertionError("the purge lease never became free");
+        assertNull(result.error());
+        return result;
     }
 
     private long rows(String consumer) {
@@ -111,15 +114,13 @@ class InboxPurgeIT {
     private long[] quietTotals() throws InterruptedException {
         String sql = "SELECT total_deleted || ' ' || (SELECT count(*) FROM inbox WHERE consumer <> 'purge-long' "
                 + "AND processed_at < now() - interval '14 days') FROM inbox_purge_state WHERE owner IS NULL";
-        for (int i = 0; i < 600; i++) {
-            String row = db.text(sql);
-            if (row != null) {
-                String[] parts = row.split(" ");
-                return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
-            }
-            Thread.sleep(50);
+        String row = lastValue(Waiting.await().atMost(LEASE_WAIT).pollInterval(Duration.ofMillis(50)),
+                () -> db.text(sql), text -> text != null);
+        if (row == null) {
+            throw new AssertionError("a purge run held the lease for 30 s");
         }
-        throw new AssertionError("a purge run held the lease for 30 s");
+        String[] parts = row.split(" ");
+        return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
     }
 
     @Test
@@ -194,12 +195,9 @@ class InboxPurgeIT {
     @Order(4)
     void theEjbTimerRunsThePurgeOnItsSchedule() throws Exception {
         String before = db.text("SELECT coalesce(last_started_at::text, '') FROM inbox_purge_state");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
-        String now = before;
-        while (now.equals(before) && System.nanoTime() < deadline) {
-            Thread.sleep(500);
-            now = db.text("SELECT coalesce(last_started_at::text, '') FROM inbox_purge_state");
-        }
+        String now = lastValue(Waiting.await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(500)),
+                () -> db.text("SELECT coalesce(last_started_at::text, '') FROM inbox_purge_state"),
+                started -> !started.equals(before));
         assertNotEquals(before, now, "the timer (every 10 s) started a purge run");
         assertNull(db.text("SELECT last_error FROM inbox_purge_state"));
     }
@@ -232,12 +230,9 @@ class InboxPurgeIT {
     void aRunCutByAnOutageDoesNotHoldThePurgeAfterTheDatabaseIsBack() throws Exception {
         assertTrue(OutageDuringPurgeTask.cutAPurgeRunByAnOutage(System.getenv().getOrDefault("DB_NAME", "billing")),
                 "a purge run met the outage"); // this run or the timer's
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        PurgeResult result = purge().purgeExpired();
-        while (!result.ran() && System.nanoTime() < deadline) {
-            Thread.sleep(200); // the timer's run may hold the lease for a moment
-            result = purge().purgeExpired();
-        }
+        // the timer's run may hold the lease for a moment
+        PurgeResult result = lastValue(Waiting.await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200)), () -> purge().purgeExpired(), PurgeResult::ran);
         assertTrue(result.ran(), "a purge runs within 30 s of the database answering again, not after the lease "
                 + "expired: " + result + ", state " + db.text("SELECT owner || ' until ' || leased_until "
                 + "FROM inbox_purge_state"));

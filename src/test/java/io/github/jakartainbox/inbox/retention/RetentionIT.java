@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.jakartainbox.testing.Api;
 import io.github.jakartainbox.testing.Deployments;
 import io.github.jakartainbox.testing.TestEnv;
+import io.github.jakartainbox.testing.Waiting;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -13,7 +14,6 @@ import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -47,20 +47,14 @@ class RetentionIT {
 
     /** The "billing" entry of the purge status's retention figures, read until {@code done} holds or WAIT passes. */
     private static JsonObject billingRetention(Predicate<JsonObject> done) throws Exception {
-        Instant end = Instant.now().plus(WAIT);
-        JsonObject figures = null;
-        do {
-            if (figures != null) {
-                Thread.sleep(500);
-            }
+        return Waiting.lastValue(Waiting.await().atMost(WAIT).pollInterval(Duration.ofMillis(500)), () -> {
             String body = Api.call("GET", TestEnv.url("/billing/api/inbox/purge"), Api.READER).body();
             try (JsonReader reader = Json.createReader(new StringReader(body))) {
-                figures = reader.readObject().getJsonArray("retention").stream().map(v -> v.asJsonObject())
+                return reader.readObject().getJsonArray("retention").stream().map(v -> v.asJsonObject())
                         .filter(r -> r.getString("consumer").equals("billing")).findFirst()
                         .orElse(Json.createObjectBuilder().build());
             }
-        } while (!done.test(figures) && Instant.now().isBefore(end));
-        return figures;
+        }, done);
     }
 
     private static void topicRetention(AlterConfigOp op) throws Exception {

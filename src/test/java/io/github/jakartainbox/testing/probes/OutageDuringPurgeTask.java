@@ -3,11 +3,13 @@ package io.github.jakartainbox.testing.probes;
 import io.github.jakartainbox.inbox.retention.InboxPurge;
 import io.github.jakartainbox.inbox.spi.PurgeTask;
 import io.github.jakartainbox.testing.Db;
+import io.github.jakartainbox.testing.Waiting;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.spi.CDI;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.naming.InitialContext;
@@ -65,10 +67,10 @@ public class OutageDuringPurgeTask implements PurgeTask {
         });
         InboxPurge purge = CDI.current().select(InboxPurge.class).get();
         try {
-            for (int i = 0; i < 600 && armed(); i++) {
+            Waiting.reached(Waiting.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)), () -> {
                 purge.purgeExpired();
-                Thread.sleep(50);
-            }
+                return !armed();
+            });
             return struck();
         } finally {
             admin.execute("ALTER DATABASE " + database + " ALLOW_CONNECTIONS true");
