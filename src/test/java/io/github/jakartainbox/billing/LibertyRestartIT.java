@@ -8,6 +8,7 @@ import io.github.jakartainbox.testing.Api;
 import io.github.jakartainbox.testing.BillingServer;
 import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.TestEnv;
+import io.github.jakartainbox.testing.Waiting;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -19,6 +20,7 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -131,19 +133,10 @@ class LibertyRestartIT {
 
     /** @return the first answer with that status, or the last answer when none came within {@link #WAIT} */
     private static HttpResponse<String> awaitStatus(String path, int status) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        HttpResponse<String> last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                last = Api.call("GET", TestEnv.url(path), null);
-                if (last.statusCode() == status) {
-                    return last;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(500);
-        }
+        ConditionFactory wait = Waiting.await().atMost(WAIT).pollInterval(Duration.ofMillis(500))
+                .ignoreException(IOException.class); // not listening yet
+        HttpResponse<String> last = Waiting.lastValue(wait, () -> Api.call("GET", TestEnv.url(path), null),
+                answer -> answer.statusCode() == status);
         if (last == null) {
             throw new AssertionError("nothing answered " + path + " within " + WAIT);
         }

@@ -15,6 +15,7 @@ import io.github.jakartainbox.testing.SmtpFaultProxy.Rule;
 import io.github.jakartainbox.testing.SmtpFaultProxy;
 import io.github.jakartainbox.testing.TestEnv;
 import io.github.jakartainbox.testing.UuidV7;
+import io.github.jakartainbox.testing.Waiting;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -253,14 +254,9 @@ class MailFailuresRestartIT {
         return error;
     }
 
-    private static <T> T poll(Callable<T> read, Predicate<T> done, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        T value = read.call();
-        while (!done.test(value) && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            value = read.call();
-        }
-        return value;
+    /** @return the value once {@code done} holds, or the last one read when {@code timeout} has passed */
+    private static <T> T poll(Callable<T> read, Predicate<T> done, Duration timeout) {
+        return Waiting.lastValue(Waiting.await().atMost(timeout).pollInterval(Duration.ofMillis(200)), read, done);
     }
 
     /**

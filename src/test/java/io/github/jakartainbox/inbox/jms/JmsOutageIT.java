@@ -9,6 +9,7 @@ import io.github.jakartainbox.testing.Api;
 import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.Deployments;
 import io.github.jakartainbox.testing.TestEnv;
+import io.github.jakartainbox.testing.Waiting;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -129,12 +130,8 @@ class JmsOutageIT {
                     .POST(HttpRequest.BodyPublishers.ofString(e.json())).build();
             assertEquals(202, HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(send, HttpResponse.BodyHandlers.ofString()).statusCode(),
                     "the send needs no database");
-            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-            waits = outageWaits(e.eventId());
-            while (waits < 5 && System.nanoTime() < deadline) {
-                Thread.sleep(500);
-                waits = outageWaits(e.eventId());
-            }
+            waits = Waiting.lastValue(Waiting.await().atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(500)), () -> outageWaits(e.eventId()), n -> n >= 5);
         } finally {
             admin("ALTER DATABASE " + DB_NAME + " ALLOW_CONNECTIONS true");
         }
