@@ -361,7 +361,7 @@ class CrossSiteIT {
                 .equals("never"));
         String count = "return performance.getEntriesByType('resource').filter(e => e.name.includes('/api/')).length";
         long before = (Long) ((JavascriptExecutor) browser).executeScript(count);
-        Thread.sleep(10_000);
+        Thread.sleep(10_000); // the window the page's refreshes are counted in
         long calls = (Long) ((JavascriptExecutor) browser).executeScript(count) - before;
         // a reader's refresh makes 3 calls; 10 s at one refresh per 5 s are 2 or 3 refreshes (refresh=1 made 640)
         assertTrue(calls >= 3 && calls <= 9, "API calls in 10 s: " + calls);

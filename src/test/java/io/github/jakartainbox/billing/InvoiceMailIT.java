@@ -229,7 +229,7 @@ class InvoiceMailIT {
             // the mailer has tried and failed at least once by now
             jdbc.await(WAIT, n -> n > 0, "SELECT count(*) FROM outbox WHERE payload LIKE ? AND delivered_at IS NOT NULL",
                     "%" + run + "-%");
-            Thread.sleep(2000);
+            Thread.sleep(2000); // more time with the SMTP server down: a mail recorded meanwhile would show now
             assertEquals(0, jdbc.number("SELECT count(*) FROM invoice WHERE order_id LIKE ? AND mailed_at IS NOT NULL",
                     run + "-%"), "no mail recorded while the SMTP server is down");
             HttpResponse<String> unmailed = Api.call("GET", TestEnv.url("/billing/api/invoices/unmailed?olderThan=PT0S"

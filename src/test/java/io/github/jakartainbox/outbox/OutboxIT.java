@@ -145,7 +145,7 @@ class OutboxIT {
         tx.setTransactionTimeout(1);
         tx.begin();
         try {
-            Thread.sleep(2500);
+            Thread.sleep(2500); // the transaction outlives its 1 s timeout
             IllegalStateException e = assertThrows(IllegalStateException.class,
                     () -> outbox().record("outbox-it-timeout", "k", id -> "{}"));
             assertTrue(e.getMessage().contains("OUTBOX0007E") && e.getMessage().contains("timed out"), e.getMessage());

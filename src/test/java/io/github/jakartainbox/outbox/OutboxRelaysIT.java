@@ -71,7 +71,7 @@ class OutboxRelaysIT {
                     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                     while (System.nanoTime() < deadline && delivered(dataSource, topic) < total) {
                         delivered += Math.max(0, relay.drain());
-                        Thread.sleep(5);
+                        Thread.sleep(5); // a relay's polling: this loop does the work, it waits for no one
                     }
                     return delivered;
                 }));

@@ -92,7 +92,7 @@ class TransientDatabaseErrorsIT {
                 statement.execute("SET lock_timeout = 0");
                 statement.execute("LOCK TABLE invoice IN ACCESS EXCLUSIVE MODE");
                 SampleEvents.send(producer, TestEnv.ORDERS_TOPIC, events);
-                Thread.sleep(10_000);
+                Thread.sleep(10_000); // the lock is held 10 s, ten times the lock_timeout
                 locker.rollback();
             }
             assertEquals(EVENTS, db.await(WAIT, n -> n == EVENTS,

@@ -171,7 +171,7 @@ class InboxPurgeIT {
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             for (Event e : events) {
                 SampleEvents.send(producer, TestEnv.ORDERS_TOPIC, List.of(e, e));
-                Thread.sleep(20);
+                Thread.sleep(20); // the events arrive while the purge runs, not all at once
             }
         }
         long invoiced = db.await(Duration.ofMinutes(3), n -> n == 300,
