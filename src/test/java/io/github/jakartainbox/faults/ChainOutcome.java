@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.jakartainbox.it.Db;
+import io.github.jakartainbox.testing.Db;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -5,19 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
-import io.github.jakartainbox.it.Db;
+import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.SmtpFaultProxy;
+import io.github.jakartainbox.testing.Waiting;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
@@ -187,7 +191,7 @@ class FaultInjectionIT {
         parallel(() -> start(run, a), () -> start(run, b)); // both in the groups before consuming much
         at(run, 0.3, "kill -9 faults-b (faults-a takes its partitions after the session timeout)");
         b.kill();
-        Thread.sleep(REBALANCE.toMillis());
+        Thread.sleep(REBALANCE.toMillis()); // faults-b stays dead until its partitions have moved to faults-a
         start(run, b); // a second rebalance: partitions move back, replayed from committed offsets
     }
 
@@ -234,10 +238,8 @@ class FaultInjectionIT {
         log(run, "kill -9 broker " + leader + ", leader of " + run.topic + "-0 (also of " + run.issuedTopic + "-0: "
                 + (kafka.leader(run.issuedTopic, 0) == leader) + ")");
         kafka.killNode(leader);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (kafka.leader(run.topic, 0) == leader && System.nanoTime() < deadline) {
-            Thread.sleep(500);
-        }
+        // the scenario goes on either way; the line below logs the leader it got
+        Waiting.reached(poll(Duration.ofSeconds(60), 500), () -> kafka.leader(run.topic, 0) != leader);
         log(run, run.topic + "-0: leader now " + kafka.leader(run.topic, 0) + ", in sync "
                 + kafka.inSyncReplicas(run.topic, 0));
         ExecutorService sender = Executors.newSingleThreadExecutor();
@@ -249,10 +251,8 @@ class FaultInjectionIT {
         } finally {
             sender.shutdownNow();
         }
-        deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!kafka.inSyncReplicas(run.topic, 0).contains(leader) && System.nanoTime() < deadline) {
-            Thread.sleep(500);
-        }
+        // the scenario goes on either way; the line below logs the replicas in sync
+        Waiting.reached(poll(Duration.ofSeconds(60), 500), () -> kafka.inSyncReplicas(run.topic, 0).contains(leader));
         log(run, "all records sent; " + run.topic + "-0: leader " + kafka.leader(run.topic, 0) + ", in sync "
                 + kafka.inSyncReplicas(run.topic, 0));
     }
@@ -532,22 +532,16 @@ class FaultInjectionIT {
         run.send(List.of(run.canary));
         boolean canary = db.await(complete ? CANARY : Duration.ofSeconds(10), n -> n >= 2,
                 "SELECT count(*) FROM inbox WHERE event_id = ?", run.canary.eventId()) >= 2;
-        long lag = -1;
-        long deadline = System.nanoTime() + (canary ? CANARY.toNanos() : 0);
-        do {
-            lag = kafka.lag(run.billingGroup, run.topic) + kafka.lag(run.analyticsGroup, run.topic);
-            Thread.sleep(lag == 0 ? 0 : 250);
-        } while (lag != 0 && System.nanoTime() < deadline);
+        // a canary not processed: the lag is read once, the consumers are not waited for any more
+        Callable<Long> consumersLag = () -> kafka.lag(run.billingGroup, run.topic)
+                + kafka.lag(run.analyticsGroup, run.topic);
+        long lag = canary ? Waiting.lastValue(poll(CANARY, 250), consumersLag, n -> n == 0) : consumersLag.call();
         log(run, "canary " + (canary ? "processed" : "NOT processed") + ", uncommitted records " + lag);
         long invoices = db.number("SELECT count(*) FROM invoice");
         // sent, or refused or uncertain (scenario 11): each invoice's mail reached an outcome
         long mailed = await(run, "SELECT count(*) FROM invoice WHERE mail_status IS NOT NULL", invoices);
-        long mailerLag;
-        deadline = System.nanoTime() + CANARY.toNanos();
-        do {
-            mailerLag = kafka.lag(run.mailerGroup, run.issuedTopic);
-            Thread.sleep(mailerLag == 0 ? 0 : 250);
-        } while (mailerLag != 0 && System.nanoTime() < deadline);
+        long mailerLag = Waiting.lastValue(poll(CANARY, 250), () -> kafka.lag(run.mailerGroup, run.issuedTopic),
+                n -> n == 0);
         log(run, String.format("%,d of %,d invoices mailed, mailer's uncommitted records %d", mailed, invoices,
                 mailerLag));
         a.readFresh();
@@ -592,25 +586,26 @@ class FaultInjectionIT {
      */
     private static long await(FaultRun run, String count, long target) throws InterruptedException {
         Db db = postgres.db(run.database);
-        long end = System.nanoTime() + PROCESSING.toNanos();
-        long last = -1;
-        long lastChange = System.nanoTime();
-        while (true) {
-            long n = db.number(count);
-            if (n != last) {
-                last = n;
-                lastChange = System.nanoTime();
+        AtomicLong last = new AtomicLong(-1);
+        AtomicLong lastChange = new AtomicLong(System.nanoTime());
+        // a count that stalled ends the wait too, short of the target
+        long n = Waiting.lastValue(poll(PROCESSING, 200), () -> {
+            long read = db.number(count);
+            if (last.getAndSet(read) != read) {
+                lastChange.set(System.nanoTime());
             }
-            if (n >= target) {
-                return n;
-            }
-            if (System.nanoTime() - lastChange > STALL.toNanos() || System.nanoTime() > end) {
-                log(run, String.format("gave up waiting: %,d of %,d, no progress for %d s", n, target,
-                        (System.nanoTime() - lastChange) / 1_000_000_000L));
-                return n;
-            }
-            Thread.sleep(200);
+            return read;
+        }, read -> read >= target || System.nanoTime() - lastChange.get() > STALL.toNanos());
+        if (n < target) {
+            log(run, String.format("gave up waiting: %,d of %,d, no progress for %d s", n, target,
+                    (System.nanoTime() - lastChange.get()) / 1_000_000_000L));
         }
+        return n;
+    }
+
+    /** @return a wait of {@code atMost}, reading every {@code millis} ms */
+    private static ConditionFactory poll(Duration atMost, long millis) {
+        return Waiting.await().atMost(atMost).pollInterval(Duration.ofMillis(millis));
     }
 
     /** Runs the actions at once and waits for all; the first failure is thrown. */

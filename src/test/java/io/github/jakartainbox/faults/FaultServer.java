@@ -1,7 +1,7 @@
 package io.github.jakartainbox.faults;
 
-import io.github.jakartainbox.testing.Commands;
-import io.github.jakartainbox.it.TestFiles;
+import io.github.jakartainbox.testing.LibertyServer;
+import io.github.jakartainbox.testing.TestFiles;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,9 +15,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
@@ -48,13 +48,10 @@ final class FaultServer {
     private static final Pattern SKIPPED =
             Pattern.compile("(?m)^inbox_duplicates_skipped\\{[^}]*consumer=\"billing\"[^}]*}\\s+(\\S+)");
 
-    private final Path wlp;
-    private final String name;
+    private final LibertyServer server;
     private final int httpPort;
-    private final Path log;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
 
-    private Map<String, String> environment = Map.of();
     private boolean running;
     private long lastRead;
     private final List<Long> lifetimes = new ArrayList<>();
@@ -65,14 +62,11 @@ final class FaultServer {
      * a killed member's partitions move within seconds rather than the default 45.
      */
     FaultServer(Path wlp, String name, int httpPort) throws IOException {
-        this.wlp = wlp;
-        this.name = name;
+        this.server = new LibertyServer(wlp, name);
         this.httpPort = httpPort;
-        Path servers = wlp.resolve("usr/servers");
-        Path template = servers.resolve("billing");
-        Path dir = servers.resolve(name);
-        this.log = wlp.resolve("usr/servers/" + name + ".commands.log");
-        killByPidFile(); // one an earlier, crashed run left running
+        Path template = wlp.resolve("usr/servers/billing");
+        Path dir = server.dir();
+        server.kill(); // one an earlier, crashed run left running
         if (!Files.isRegularFile(template.resolve("server.xml"))) {
             throw new IllegalStateException("No packaged server at " + template + ": run mvn verify (the "
                     + "pre-integration-test phase creates it)");
@@ -105,7 +99,7 @@ final class FaultServer {
 
     @Override
     public String toString() {
-        return name;
+        return server.name();
     }
 
     /**
@@ -118,49 +112,39 @@ final class FaultServer {
         env.put("HTTPS_PORT", String.valueOf(httpPort + 363));
         env.put("BILLING_READER_PASSWORD", UUID.randomUUID().toString());
         env.put("BILLING_OPERATOR_PASSWORD", UUID.randomUUID().toString());
-        environment = env;
-        int rc = server("start");
-        if (rc != 0) {
-            throw new IllegalStateException("server start " + name + " exited " + rc + "; see " + log + " and "
-                    + wlp.resolve("usr/servers/" + name + "/logs/messages.log"));
-        }
+        server.environment(env);
+        server.start();
         running = true;
         lifetimes.add(0L);
         // "server start" returns once the server runs, and on a busy machine that can be before the application
         // has started (it waits 30 s for it): ready when /metrics shows the application's gauges
-        long deadline = System.nanoTime() + READY.toNanos();
-        while (read(false).isPresent()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(name + ": /metrics shows no inbox gauges " + READY + " after start");
-            }
-            Thread.sleep(250);
+        if (!server.awaitAnswer(() -> read(false).isEmpty(), READY)) {
+            throw new IllegalStateException(server.name() + ": /metrics shows no inbox gauges " + READY
+                    + " after start");
         }
     }
 
     /** Reads the gauge (fresh), then stops the server gracefully; kills one left by a failed start. */
     void stop() throws IOException, InterruptedException {
         if (!running) {
-            killByPidFile();
+            server.kill();
             return;
         }
         readFresh();
         running = false;
-        int rc = server("stop");
-        if (rc != 0) {
-            kill(); // did not stop: do not leave it behind
-        }
+        server.stopOrKill(); // one that did not stop is not left behind
     }
 
     /** Reads the gauge (fresh), then sends SIGKILL: nothing of the server's shutdown runs. */
     void kill() throws IOException, InterruptedException {
         readFresh();
         running = false;
-        killByPidFile();
+        server.kill();
     }
 
     /** @return how many lines of the server's logs, so far, carry the message id */
     long logLines(String messageId) throws IOException {
-        Path logs = wlp.resolve("usr/servers/" + name + "/logs");
+        Path logs = server.dir().resolve("logs");
         if (!Files.isDirectory(logs)) {
             return 0;
         }
@@ -178,13 +162,8 @@ final class FaultServer {
     /** Kills the server without reading the gauge: its scenario is over (quicker than a graceful stop). */
     void discard() throws IOException {
         running = false;
-        killByPidFile();
+        server.kill();
     }
-
-    private void killByPidFile() throws IOException {
-        Commands.killLiberty(wlp, name);
-    }
-
 
     /**
      * Reads the gauge of a running server, at least 10 s after the read before (waiting if needed): its value is
@@ -235,13 +214,8 @@ final class FaultServer {
         }
         if (report) {
             System.out.printf("  %s: /metrics not read (%s): duplicates skipped of this lifetime undercounted%n",
-                    name, problem);
+                    server.name(), problem);
         }
         return Optional.of(problem);
-    }
-
-    private int server(String action) throws IOException, InterruptedException {
-        return Commands.run(List.of(wlp.resolve("bin/server").toString(), action, name), wlp, environment, log,
-                Duration.ofMinutes(3));
     }
 }

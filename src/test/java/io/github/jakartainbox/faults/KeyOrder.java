@@ -1,6 +1,6 @@
 package io.github.jakartainbox.faults;
 
-import io.github.jakartainbox.it.Db;
+import io.github.jakartainbox.testing.Db;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

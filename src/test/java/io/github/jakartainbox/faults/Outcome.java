@@ -3,7 +3,7 @@ package io.github.jakartainbox.faults;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.github.jakartainbox.it.Db;
+import io.github.jakartainbox.testing.Db;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

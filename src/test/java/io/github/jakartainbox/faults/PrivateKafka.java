@@ -1,18 +1,20 @@
 package io.github.jakartainbox.faults;
 
 import io.github.jakartainbox.testing.Commands;
-import io.github.jakartainbox.it.TestFiles;
+import io.github.jakartainbox.testing.TestFiles;
+import io.github.jakartainbox.testing.Waiting;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
@@ -241,18 +243,21 @@ final class PrivateKafka {
             long before = committed(admin, group).values().stream().mapToLong(OffsetAndMetadata::offset).sum();
             Map<TopicPartition, OffsetAndMetadata> zero = endOffsets(admin, topic).keySet().stream()
                     .collect(Collectors.toMap(p -> p, p -> new OffsetAndMetadata(0)));
-            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-            while (true) {
-                try {
-                    admin.alterConsumerGroupOffsets(group, zero).all().get();
-                    return before;
-                } catch (ExecutionException e) {
-                    if (System.nanoTime() > deadline) {
-                        throw e;
-                    }
-                    Thread.sleep(500); // the group still has members (a server stopping leaves it)
-                }
+            AtomicReference<ExecutionException> refused = new AtomicReference<>();
+            boolean rewound = Waiting.reached(Waiting.await().atMost(Duration.ofMinutes(1))
+                    .pollInterval(Duration.ofMillis(500)), () -> {
+                        try {
+                            admin.alterConsumerGroupOffsets(group, zero).all().get();
+                            return true;
+                        } catch (ExecutionException e) {
+                            refused.set(e); // the group still has members (a server stopping leaves it)
+                            return false;
+                        }
+                    });
+            if (!rewound) {
+                throw refused.get();
             }
+            return before;
         }
     }
 

@@ -1,6 +1,6 @@
 package io.github.jakartainbox.faults;
 
-import io.github.jakartainbox.it.Db;
+import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.LocalPostgres;
 import java.io.IOException;
 import java.nio.file.Path;

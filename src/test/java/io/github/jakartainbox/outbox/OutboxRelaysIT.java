@@ -3,9 +3,9 @@ package io.github.jakartainbox.outbox;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.jakartainbox.it.Db;
-import io.github.jakartainbox.it.Deployments;
-import io.github.jakartainbox.it.TopicReader;
+import io.github.jakartainbox.testing.Db;
+import io.github.jakartainbox.testing.Deployments;
+import io.github.jakartainbox.testing.TopicReader;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
@@ -71,7 +71,7 @@ class OutboxRelaysIT {
                     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                     while (System.nanoTime() < deadline && delivered(dataSource, topic) < total) {
                         delivered += Math.max(0, relay.drain());
-                        Thread.sleep(5);
+                        Thread.sleep(5); // a relay's polling: this loop does the work, it waits for no one
                     }
                     return delivered;
                 }));

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Runs the commands of tests that start servers of their own (pg_ctl, bin/kafka-broker, Liberty's bin/server) with
@@ -27,8 +28,20 @@ public final class Commands {
      */
     public static int run(List<String> command, Path directory, Map<String, String> environment, Path log, Duration timeout)
             throws IOException, InterruptedException {
+        return run(command, directory, name -> false, environment, log, timeout);
+    }
+
+    /**
+     * Like {@link #run(List, Path, Map, Path, Duration)}, with some of this JVM's variables left out.
+     *
+     * @param inheritedLeftOut names of this JVM's environment variables the command does not inherit
+     */
+    public static int run(List<String> command, Path directory, Predicate<String> inheritedLeftOut,
+                          Map<String, String> environment, Path log, Duration timeout)
+            throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().keySet().removeIf(inheritedLeftOut);
         builder.environment().putAll(environment);
         Process process = builder.start();
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {

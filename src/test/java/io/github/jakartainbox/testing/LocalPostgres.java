@@ -1,6 +1,5 @@
 package io.github.jakartainbox.testing;
 
-import io.github.jakartainbox.it.TestFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -125,10 +124,9 @@ public final class LocalPostgres {
         String pid = Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim();
         run(List.of("pkill", "-9", "-P", pid));
         run(List.of("kill", "-9", pid));
-        long end = System.nanoTime() + TIMEOUT.toNanos();
-        while (listening() && System.nanoTime() < end) {
-            Thread.sleep(100);
-        }
+        // the port still taken after TIMEOUT is no error here: the next start on it fails and says so
+        Waiting.lastValue(Waiting.await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(100)), this::listening,
+                listening -> !listening);
         TestFiles.deleteTree(data);
     }
 

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.jakartainbox.it.Mailbox;
 import io.github.jakartainbox.testing.SmtpFaultProxy.Fault;
 import io.github.jakartainbox.testing.SmtpFaultProxy.Rule;
 import jakarta.mail.MessagingException;

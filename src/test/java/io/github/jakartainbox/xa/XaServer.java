@@ -1,7 +1,7 @@
 package io.github.jakartainbox.xa;
 
-import io.github.jakartainbox.testing.Commands;
-import io.github.jakartainbox.it.TestFiles;
+import io.github.jakartainbox.testing.LibertyServer;
+import io.github.jakartainbox.testing.TestFiles;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
@@ -32,11 +31,9 @@ public final class XaServer {
 
     private static final Duration READY = Duration.ofMinutes(3);
 
-    private final Path wlp;
     private final Path war;
-    private final String name;
     private final int httpPort;
-    private final Map<String, String> environment;
+    private final LibertyServer server;
     private final Path dir;
     /**
      * HTTP/1.1 only: by default the JDK client asks a plain-HTTP server to upgrade to HTTP/2 (h2c), which Liberty's
@@ -59,13 +56,14 @@ public final class XaServer {
      */
     public XaServer(Path wlp, Path war, String name, int httpPort, Map<String, String> environment)
             throws IOException {
-        this.wlp = wlp;
         this.war = war;
-        this.name = name;
         this.httpPort = httpPort;
-        this.environment = new HashMap<>(environment);
-        this.environment.put("HTTP_PORT", String.valueOf(httpPort));
-        this.dir = wlp.resolve("usr/servers/" + name);
+        // the billing tests' channel settings (Failsafe's environment) are no channels of these applications
+        this.server = new LibertyServer(wlp, name, LibertyServer.messagingSettings());
+        Map<String, String> variables = new HashMap<>(environment);
+        variables.put("HTTP_PORT", String.valueOf(httpPort));
+        server.environment(variables);
+        this.dir = server.dir();
         kill();
         TestFiles.deleteTree(dir);
         Files.createDirectories(dir.resolve("dropins"));
@@ -104,52 +102,41 @@ public final class XaServer {
 
     /** Starts the server and waits until {@code application} has started. */
     public void start(String application) throws IOException, InterruptedException {
-        int rc = server("start");
+        int rc = server.run("start");
         if (rc != 0) {
-            throw new IllegalStateException("server start " + name + " exited " + rc + "; see " + log());
+            throw new IllegalStateException("server start " + server.name() + " exited " + rc + "; see " + log());
         }
         awaitStarted(application);
     }
 
     /** Stops the server gracefully (kills it when that fails). */
     public void stop() throws IOException, InterruptedException {
-        if (server("stop") != 0) {
-            kill();
-        }
+        server.stopOrKill();
     }
 
     /** Sends SIGKILL to the server's JVM, when one runs. */
     public void kill() throws IOException {
-        Commands.killLiberty(wlp, name);
+        server.kill();
     }
-
 
     /** @return the server's messages.log, all of it ("" before the first start) */
     public String log() throws IOException {
-        Path log = dir.resolve("logs/messages.log");
-        return Files.exists(log) ? Files.readString(log) : "";
+        return server.log();
     }
 
     /** @return the lines of messages.log holding {@code text} */
     public List<String> logLines(String text) throws IOException {
-        return log().lines().filter(l -> l.contains(text)).toList();
+        return server.logLines(text);
     }
 
     /** Waits for Liberty's CWWKZ0001I for the application; fails with the log's errors when it did not start. */
     public void awaitStarted(String application) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + READY.toNanos();
-        while (System.nanoTime() < deadline) {
-            String text = log(); // a new file at each start: Liberty renames the last one
-            if (text.contains("CWWKZ0001I: Application " + application + " started")) {
-                return;
-            }
-            if (text.contains("CWWKZ0002E: An exception occurred while starting the application " + application)) {
-                break;
-            }
-            Thread.sleep(500);
+        // a new messages.log at each start: Liberty renames the last one
+        if (!server.awaitLog("CWWKZ0001I: Application " + application + " started",
+                List.of("CWWKZ0002E: An exception occurred while starting the application " + application), READY)) {
+            throw new AssertionError("application " + application + " did not start: " + String.join("\n",
+                    server.logLines(l -> l.contains(" E ") || l.contains("INBOX"))));
         }
-        throw new AssertionError("application " + application + " did not start: " + String.join("\n",
-                log().lines().filter(l -> l.contains(" E ") || l.contains("INBOX")).toList()));
     }
 
     /**
@@ -187,21 +174,5 @@ public final class XaServer {
 
     private URI uri(String path) {
         return URI.create("http://127.0.0.1:" + httpPort + path);
-    }
-
-    private int server(String action) throws IOException, InterruptedException {
-        ProcessBuilder builder = new ProcessBuilder(wlp.resolve("bin/server").toString(), action, name)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(wlp.resolve("usr/servers/" + name + ".commands.log")
-                        .toFile()));
-        // the billing tests' channel settings (Failsafe's environment) are no channels of these applications
-        builder.environment().keySet().removeIf(n -> n.startsWith("MP_MESSAGING_"));
-        builder.environment().putAll(environment);
-        Process process = builder.start();
-        if (!process.waitFor(3, TimeUnit.MINUTES)) {
-            process.destroyForcibly();
-            throw new IllegalStateException("server " + action + " " + name + " did not finish in 3 minutes");
-        }
-        return process.exitValue();
     }
 }

@@ -2,7 +2,7 @@ package io.github.jakartainbox.outbox;
 
 import io.github.jakartainbox.bench.DocSection;
 import io.github.jakartainbox.bench.Spread;
-import io.github.jakartainbox.it.Db;
+import io.github.jakartainbox.testing.Db;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -1,10 +1,12 @@
 package io.github.jakartainbox.inbox.database;
 
+import static io.github.jakartainbox.testing.Waiting.reached;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.jakartainbox.testing.Waiting;
 import io.github.jakartainbox.xa.XaPostgres;
 import io.github.jakartainbox.xa.XaServer;
 import java.net.http.HttpResponse;
@@ -20,6 +22,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -286,16 +290,17 @@ class XaIT {
         try {
             CompletableFuture<HttpResponse<String>> call = server.postAsync("/xa/xa/ledger?fault=HOLD_COMMIT",
                     event(eventId, order));
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            List<String> waiting = List.of();
-            while (System.nanoTime() < deadline) {
-                waiting = postgres.texts("postgres", "SELECT datname FROM pg_stat_activity WHERE wait_event = 'SyncRep'");
-                if (waiting.size() == 1 && prepared() == 2) {
-                    break;
+            AtomicReference<List<String>> waitingNow = new AtomicReference<>(List.of());
+            reached(poll(100), () -> {
+                waitingNow.set(postgres.texts("postgres",
+                        "SELECT datname FROM pg_stat_activity WHERE wait_event = 'SyncRep'"));
+                if (waitingNow.get().size() == 1 && prepared() == 2) {
+                    return true;
                 }
                 assertFalse(call.isDone(), () -> "the call ended before the commit waited: " + call.join().body());
-                Thread.sleep(100);
-            }
+                return false;
+            });
+            List<String> waiting = waitingNow.get();
             assertEquals(1, waiting.size(), "one COMMIT PREPARED waits");
             assertEquals(2, prepared(), "both branches are still in pg_prepared_xacts");
             blocked = waiting.get(0);
@@ -306,21 +311,15 @@ class XaIT {
         } finally {
             postgres.execute("postgres", "ALTER SYSTEM RESET synchronous_standby_names", "SELECT pg_reload_conf()");
         }
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (postgres.number("postgres", "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'") > 0
-                && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        reached(poll(100), () -> postgres.number("postgres",
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'") == 0);
         assertEquals(List.of(inDoubt), postgres.texts("postgres", "SELECT database FROM pg_prepared_xacts"),
                 "after the kill one branch is in doubt");
         assertEquals(0, effect(inDoubt, eventId), "its effect is not visible while in doubt");
         assertEquals(1, effect(blocked, eventId), "the branch committed before the kill is");
 
         server.start("xa");
-        deadline = System.nanoTime() + WAIT.toNanos();
-        while (prepared() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(250);
-        }
+        reached(poll(250), () -> prepared() == 0);
         assertNoPreparedTransactions();
         assertEquals(1, effect(INBOX_DB, eventId), "the inbox row, once");
         assertEquals(1, effect(LEDGER_DB, eventId), "the ledger row, once");
@@ -368,11 +367,13 @@ class XaIT {
         assertTrue(errors.get(0).contains(reason), errors.get(0));
     }
 
-    private static void awaitLog(String text) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (server.logLines(text).isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(250);
-        }
+    private static void awaitLog(String text) {
+        reached(poll(250), () -> !server.logLines(text).isEmpty());
+    }
+
+    /** @return a wait of {@link #WAIT} at most, reading every {@code millis} ms */
+    private static ConditionFactory poll(long millis) {
+        return Waiting.await().atMost(WAIT).pollInterval(Duration.ofMillis(millis));
     }
 
     private static String event(String eventId, String order) {

@@ -1,0 +1,234 @@
+package io.github.jakartainbox.inbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.jakartainbox.billing.SampleEvents;
+import io.github.jakartainbox.testing.Db;
+import io.github.jakartainbox.testing.LibertyServer;
+import io.github.jakartainbox.testing.TestEnv;
+import io.github.jakartainbox.testing.UuidV7;
+import io.github.jakartainbox.testkit.IdempotencyCheck;
+import io.github.jakartainbox.testkit.InboxFigures;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The library as another team adopts it: the adopter project {@code src/test/adopter} (a {@code pom.xml} that
+ * depends on {@code io.github.jakartainbox:inbox} alone, one {@code @Idempotent} consumer on its own topic writing its
+ * own table, its {@code microprofile-config.properties}) built by Maven offline against the local repository, where
+ * the build installed the inbox before the integration tests; deployed on a Liberty server configured only by the
+ * project's {@code server.xml}. Duplicates give one effect per event, in both partitioning modes: 100 events sent 1 to
+ * 3 times each, shuffled, and one more event through the test kit ({@link IdempotencyCheck}: 5 deliveries in a row, 5
+ * at once, a {@code kill -9} of the server right after its first commit). Nothing of the billing example is in the
+ * WAR.
+ */
+class AdopterIT {
+
+    private static final Path WAR = Path.of(System.getProperty("war.file", "target/billing.war"));
+    private static final Path PROJECT = Path.of("src/test/adopter");
+    private static final Duration WAIT = Duration.ofMinutes(3);
+    private static final int EVENTS = 100;
+    private static final String KEY = "adopter";
+
+    /** The billing tests' channel settings (Failsafe's environment) are no channels of this application. */
+    private final LibertyServer server = new LibertyServer(LibertyServer.WLP, "adopter",
+            LibertyServer.messagingSettings());
+
+    @AfterEach
+    void stopServer() throws Exception {
+        serverCommand("stop");
+    }
+
+    @Test
+    void aWarDependingOnTheInboxAloneProcessesEachEventOnceWithThePlainInbox() throws Exception {
+        adoptAndDeliverDuplicates("adopter_it_plain", false);
+    }
+
+    @Test
+    void aWarDependingOnTheInboxAloneProcessesEachEventOnceWithTheMonthlyPartitionedInbox() throws Exception {
+        Db db = adoptAndDeliverDuplicates("adopter_it_monthly", true);
+        assertEquals("p", db.text("SELECT relkind::text FROM pg_class WHERE relname = 'inbox'"),
+                "the jar's monthly migration partitioned the inbox");
+    }
+
+    private Db adoptAndDeliverDuplicates(String database, boolean monthly) throws Exception {
+        Db.recreate(database);
+        Db db = Db.overJdbc(database);
+        execute(database, "CREATE TABLE payment_booked (event_id text NOT NULL, payment_id text NOT NULL)");
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        String topic = "adopter.payments." + run;
+        deploy();
+        server.environment(Map.of("DB_NAME", database, "HTTP_PORT", String.valueOf(TestEnv.HTTP_PORT + 400),
+                "KAFKA_BOOTSTRAP_SERVERS", TestEnv.BOOTSTRAP, "MP_MESSAGING_INCOMING_PAYMENTS_TOPIC", topic,
+                "MP_MESSAGING_INCOMING_PAYMENTS_GROUP_ID", "payments-" + run,
+                "INBOX_PARTITIONING", monthly ? "monthly" : "none"));
+        serverCommand("start");
+        awaitApplicationStarted();
+        assertEquals(List.of(), errorLines(), "a normal start logs no error (an operations team alerts on them)");
+
+        List<String> deliveries = new ArrayList<>();
+        for (int i = 0; i < EVENTS; i++) {
+            String event = "{\"event_id\":\"" + UuidV7.at(Instant.now()) + "\",\"payment_id\":\"" + run + "-" + i
+                    + "\",\"amount\":\"10.00\"}";
+            for (int copy = 0; copy <= i % 3; copy++) { // 1 to 3 deliveries each
+                deliveries.add(event);
+            }
+        }
+        Collections.shuffle(deliveries, new Random(7));
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            // one key for every record: one partition, so that the test kit's markers below come after all of them
+            for (String event : deliveries) {
+                producer.send(new ProducerRecord<>(topic, KEY, event));
+            }
+            producer.flush();
+
+            // the test kit on one more event: in a row, at once, and a kill -9 right after its first commit; each of
+            // its markers is processed after every record sent before it, the shuffled duplicates above included
+            String eventId = UuidV7.at(Instant.now());
+            String payment = "{\"event_id\":\"" + eventId + "\",\"payment_id\":\"kit-" + run + "\",\"amount\":\"10.00\"}";
+            IdempotencyCheck.Result result = IdempotencyCheck.of("payments", eventId)
+                    .delivery(() -> producer.send(new ProducerRecord<>(topic, KEY, payment)).get())
+                    .state(() -> db.number("SELECT count(*) FROM payment_booked WHERE event_id = ?", eventId))
+                    .figures(InboxFigures.overJdbc(() -> java.sql.DriverManager.getConnection(
+                            "jdbc:postgresql://127.0.0.1:5432/" + database, "postgres", "")))
+                    .marker(() -> {
+                        String marker = UuidV7.at(Instant.now());
+                        producer.send(new ProducerRecord<>(topic, KEY, "{\"event_id\":\"" + marker
+                                + "\",\"payment_id\":\"marker-" + marker + "\",\"amount\":\"1.00\"}")).get();
+                        return marker;
+                    })
+                    .crash(this::killAndRestart)
+                    .times(5)
+                    .timeout(WAIT)
+                    .run();
+            System.out.println("test kit: " + result);
+        }
+        assertEquals(EVENTS, db.number("SELECT count(*) FROM inbox WHERE consumer = 'payments' AND event_id IN "
+                + "(SELECT event_id FROM payment_booked WHERE payment_id LIKE ?)", run + "-%"), "every event claimed");
+        assertEquals(EVENTS, db.number("SELECT count(*) FROM payment_booked WHERE payment_id LIKE ?", run + "-%"),
+                "one booking per event, " + deliveries.size() + " deliveries");
+        assertEquals(EVENTS, db.number("SELECT count(DISTINCT payment_id) FROM payment_booked WHERE payment_id LIKE ?",
+                run + "-%"));
+        assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter"), "nothing dead-lettered");
+        return db;
+    }
+
+    /** The test kit's crash: SIGKILL, then a start with the same environment, until the application is started. */
+    private void killAndRestart() throws Exception {
+        assertTrue(server.kill(), "server " + server.name() + " is not running");
+        Files.deleteIfExists(server.messagesLog()); // the next start's alone
+        serverCommand("start");
+        awaitApplicationStarted();
+    }
+
+    /** The team's own migration, as its DBA would run it. */
+    private static void execute(String database, String sql) {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+                "jdbc:postgresql://127.0.0.1:5432/" + database, "postgres", "");
+             java.sql.Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** The team's WAR, built by Maven from the adopter project, with the project's server.xml; no example. */
+    private void deploy() throws Exception {
+        Path serverDir = server.dir();
+        Files.createDirectories(serverDir.resolve("dropins"));
+        Files.copy(PROJECT.resolve("server.xml"), serverDir.resolve("server.xml"), StandardCopyOption.REPLACE_EXISTING);
+        Path war = buildAdopterWar();
+        try (ZipFile zip = new ZipFile(war.toFile())) {
+            List<String> entries = zip.stream().map(ZipEntry::getName).toList();
+            assertTrue(entries.stream().anyMatch(e -> e.startsWith("WEB-INF/lib/inbox-")),
+                    "the inbox jar in WEB-INF/lib: " + entries);
+            assertTrue(entries.stream().noneMatch(e -> e.contains("billing") || e.contains("pdfbox")),
+                    "nothing of the billing example: " + entries);
+        }
+        Files.copy(war, serverDir.resolve("dropins/adopter.war"), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /**
+     * Builds a copy of the adopter project in the build directory (its target/ stays out of src/), with the local
+     * repository of the build that runs this test. First its dependencies are resolved: a fresh machine's repository
+     * holds only what this build resolved, and the adopter's jakartaee-api asks for API versions this build's BOMs
+     * replace. Then the WAR is built offline, so the inbox can come only from where this build installed it.
+     */
+    private static Path buildAdopterWar() throws Exception {
+        Path copy = WAR.resolveSibling("adopter-project");
+        if (Files.exists(copy)) {
+            try (Stream<Path> old = Files.walk(copy)) {
+                old.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        try (Stream<Path> files = Files.walk(PROJECT)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                Path to = copy.resolve(PROJECT.relativize(file));
+                Files.createDirectories(to.getParent());
+                Files.copy(file, to);
+            }
+        }
+        maven(copy, "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:resolve");
+        maven(copy, "-o", "package");
+        return copy.resolve("target/adopter.war");
+    }
+
+    private static void maven(Path project, String... arguments) throws Exception {
+        String mvn = Path.of(System.getProperty("maven.home"), "bin", "mvn").toString();
+        List<String> command = new ArrayList<>(
+                List.of(mvn, "-B", "-Dmaven.repo.local=" + System.getProperty("maven.repo.local")));
+        command.addAll(List.of(arguments));
+        Path log = project.resolve("build.log");
+        Process maven = new ProcessBuilder(command).directory(project.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        assertEquals(0, maven.waitFor(), () -> String.join(" ", command) + " failed in " + project + ":\n"
+                + readQuietly(log));
+    }
+
+    private static String readQuietly(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (java.io.IOException e) {
+            return e.toString();
+        }
+    }
+
+    /** @return the lines of the server's messages.log at level E (error) */
+    private List<String> errorLines() throws java.io.IOException {
+        return server.logLines(l -> l.matches("^\\[[^\\]]+] \\S+ \\S+\\s+E .*"));
+    }
+
+    /** Waits for Liberty's CWWKZ0001I for the application; fails with the log's errors when it did not start. */
+    private void awaitApplicationStarted() throws Exception {
+        if (server.awaitLog("CWWKZ0001I: Application adopter started", List.of("CWWKZ0002E", "CWWKZ0012I"), WAIT)) {
+            return;
+        }
+        String errors = Files.exists(server.messagesLog()) ? server.logLines(l -> l.contains(" E ")
+                || l.contains("INBOX")).stream().reduce("", (a, b) -> a + "\n" + b) : "no log";
+        throw new AssertionError("application adopter did not start:" + errors);
+    }
+
+    private void serverCommand(String action) throws Exception {
+        int rc = server.run(action);
+        assertTrue(rc == 0 || action.equals("stop") && rc == 1, "server " + action + " exited " + rc + "; see "
+                + server.commandsLog());
+    }
+}
