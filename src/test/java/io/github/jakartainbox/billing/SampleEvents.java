@@ -18,14 +18,13 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * Sends sample {@code orders.confirmed} events, duplicates included, the way an at-least-once producer would.
  * Event ids are UUIDv7 (time-ordered, and usable by the partitioned inbox).
  *
- * <pre>
- * mvn -q test-compile exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=io.github.jakartainbox.billing.SampleEvents -Dexec.args="--events 1000 --duplicates 300"
- * </pre>
+ * Run it with {@code bin/sample-events --events 1000 --duplicates 300} (docs/running.md, "Sample events").
  * Options: {@code --events N} distinct events (default 10), {@code --duplicates N} extra deliveries of
- * randomly chosen events (default 3), {@code --topic T} (default orders.confirmed), {@code --bootstrap
- * host:port} (default 127.0.0.1:9092), {@code --seed N} for a repeatable order. Prints the run id: every
- * order id of the run starts with it.
+ * randomly chosen events (default 3), {@code --bad} two malformed records besides (one without an event id, one with
+ * an amount that is no amount: each consumer dead-letters them), {@code --topic T} (default orders.confirmed),
+ * {@code --bootstrap host:port} (default {@code KAFKA_BOOTSTRAP_SERVERS}, else 127.0.0.1:9092), {@code --seed N} for
+ * a repeatable order, {@code --run ID} to choose the run id. Prints the run id: every order id of the run starts
+ * with it.
  */
 public final class SampleEvents {
 
@@ -42,6 +41,8 @@ public final class SampleEvents {
         String topic = "orders.confirmed";
         String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
         long seed = System.nanoTime();
+        String run = null;
+        boolean bad = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--events" -> events = Integer.parseInt(args[++i]);
@@ -49,18 +50,40 @@ public final class SampleEvents {
                 case "--topic" -> topic = args[++i];
                 case "--bootstrap" -> bootstrap = args[++i];
                 case "--seed" -> seed = Long.parseLong(args[++i]);
+                case "--run" -> run = args[++i];
+                case "--bad" -> bad = true;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + "; use --events N --duplicates N --topic T --bootstrap host:port --seed N");
+                        + "; use --events N --duplicates N --bad --topic T --bootstrap host:port --seed N --run ID");
             }
         }
-        String run = "run-" + Long.toHexString(seed & 0xffffffL);
+        if (run == null) {
+            run = "run-" + Long.toHexString(seed & 0xffffffL);
+        }
         List<Event> distinct = events(run, events);
-        List<Event> deliveries = withDuplicates(distinct, duplicates, new Random(seed));
+        List<Event> deliveries = new ArrayList<>(withDuplicates(distinct, duplicates, new Random(seed)));
+        if (bad) {
+            deliveries.addAll(badRecords(run));
+        }
         try (KafkaProducer<String, String> producer = producer(bootstrap)) {
             send(producer, topic, deliveries);
         }
-        System.out.printf("sent %d deliveries of %d distinct events to %s (run id %s: order ids %s-*)%n",
-                deliveries.size(), distinct.size(), topic, run, run);
+        System.out.printf("sent %d deliveries of %d distinct events%s to %s (run id %s: order ids %s-*)%n",
+                deliveries.size(), distinct.size(), bad ? " and 2 malformed records" : "", topic, run, run);
+    }
+
+    /**
+     * Two records every consumer must dead-letter: order {@code <run>-no-event-id} has no {@code event_id}
+     * (INBOX0210E), order {@code <run>-bad-amount} has the amount {@code "12,90"} (BILLING0106E).
+     *
+     * @param run a prefix shared by the order ids
+     * @return the two records, keyed by their order ids
+     */
+    public static List<Event> badRecords(String run) {
+        String noId = run + "-no-event-id";
+        String missing = "{\"order_id\":\"" + noId + "\",\"customer_email\":\"" + noId
+                + "@example.com\",\"amount\":\"129.90\",\"currency\":\"EUR\"}";
+        Event badAmount = event(UuidV7.at(Instant.now()), run + "-bad-amount", "12,90", "EUR");
+        return List.of(new Event(null, noId, missing), badAmount);
     }
 
     /**
