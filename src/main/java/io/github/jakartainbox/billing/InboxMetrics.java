@@ -46,6 +46,8 @@ public class InboxMetrics {
             gauge("inbox.dead.lettered", consumer, ConsumerFigures::deadLettered, tag);
             gauge("inbox.duplicates.skipped", consumer, ConsumerFigures::duplicatesSkipped, tag);
             gauge("inbox.retries", consumer, ConsumerFigures::retries, tag);
+            gauge("inbox.redrives.for.others.skipped", consumer, ConsumerFigures::redrivesForOthersSkipped, tag);
+            gauge("inbox.redrive.aims.rejected", consumer, ConsumerFigures::redriveAimsRejected, tag);
         }
         registry.gauge("inbox.purge.deleted.rows", () -> purge().map(PurgeStatus::totalDeleted).orElse(0L));
         registry.gauge("inbox.purge.last.success.seconds", () -> purge().map(PurgeStatus::lastFinishedAt)

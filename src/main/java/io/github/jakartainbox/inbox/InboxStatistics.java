@@ -38,9 +38,15 @@ public class InboxStatistics {
      * @param transientWaits    waits by this server since it started that used up no attempt, the partition waiting:
      *                          a transient database error (lock or statement timeout, deadlock, serialization
      *                          failure), a database outage, a downstream system unavailable
+     * @param redrivesForOthersSkipped re-driven records aimed at another consumer of the topic that this server
+     *                          skipped since it started, each confirmed by its dead letter ({@code INBOX0104I})
+     * @param redriveAimsRejected records naming a re-drive for another consumer that the database did not confirm,
+     *                          processed as any other by this server since it started ({@code INBOX0105W}): a
+     *                          producer or a bridge writes the re-drive headers
      */
     public record ConsumerFigures(String consumer, long processed, long deadLettered, long duplicatesSkipped,
-                                  long retries, long transientWaits) {
+                                  long retries, long transientWaits, long redrivesForOthersSkipped,
+                                  long redriveAimsRejected) {
     }
 
     /**
@@ -66,6 +72,7 @@ public class InboxStatistics {
     private final Map<String, LongAdder> duplicates = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> redrivesForOthers = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> redriveAimsRejected = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> transientWaits = new ConcurrentHashMap<>();
 
     @Inject
@@ -88,6 +95,18 @@ public class InboxStatistics {
      */
     public long redrivesForOthersSkipped(String consumer) {
         return sum(redrivesForOthers, consumer);
+    }
+
+    /**
+     * Counts a record whose re-drive aim the database did not confirm.
+     *
+     * @param consumer a consumer's inbox name
+     * @return how many such records it has had since the application started, this one included
+     */
+    public long redriveAimRejected(String consumer) {
+        LongAdder adder = redriveAimsRejected.computeIfAbsent(consumer, c -> new LongAdder());
+        adder.increment();
+        return adder.sum();
     }
 
     public void retried(String consumer) {
@@ -113,11 +132,14 @@ public class InboxStatistics {
                     + "AND discarded_at IS NULL "
                     + "GROUP BY consumer", rows, 1);
         }
-        duplicates.keySet().forEach(c -> rows.computeIfAbsent(c, k -> new long[2]));
-        retries.keySet().forEach(c -> rows.computeIfAbsent(c, k -> new long[2]));
+        for (Map<String, LongAdder> counted : List.of(duplicates, retries, transientWaits, redrivesForOthers,
+                redriveAimsRejected)) {
+            counted.keySet().forEach(c -> rows.computeIfAbsent(c, k -> new long[2]));
+        }
         List<ConsumerFigures> result = new ArrayList<>();
         rows.forEach((consumer, counts) -> result.add(new ConsumerFigures(consumer, counts[0], counts[1],
-                sum(duplicates, consumer), sum(retries, consumer), sum(transientWaits, consumer))));
+                sum(duplicates, consumer), sum(retries, consumer), sum(transientWaits, consumer),
+                sum(redrivesForOthers, consumer), sum(redriveAimsRejected, consumer))));
         return result;
     }
 

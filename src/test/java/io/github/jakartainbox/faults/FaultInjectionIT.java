@@ -58,7 +58,7 @@ class FaultInjectionIT {
      * takes 6 to 10 minutes at N = 1,000 (16, the leader's broker killed, represents issue 26's scenarios in the cut).
      */
     private static final String SCENARIOS = System.getProperty("faults.scenarios",
-            "1,2,3,4,5,6,7,8,9,10,11,12,13,14,16");
+            "1,2,3,4,5,6,7,8,9,10,11,12,13,14,16,17");
     /**
      * Delivery modes of the order channels to run the scenarios in ({@code -Dfaults.modes=grouped}): {@code grouped}
      * (inbox-kafka, the example's default) and {@code per-message} (liberty-kafka). Scenario 10 (Kafka transactions)
@@ -80,7 +80,7 @@ class FaultInjectionIT {
     /** Events per order in those scenarios. */
     private static final int EVENTS_PER_KEY = 5;
     /** Scenarios whose fault sends the records itself, while it runs. */
-    private static final java.util.Set<Integer> SENT_DURING_THE_FAULT = java.util.Set.of(12, 13, 14, 15, 16);
+    private static final java.util.Set<Integer> SENT_DURING_THE_FAULT = java.util.Set.of(12, 13, 14, 15, 16, 17);
 
     private static final Path REPORT = Path.of("target/fault-suite.md");
     private static final Random RANDOM = new Random(SEED);
@@ -153,6 +153,7 @@ class FaultInjectionIT {
                     HELD_BACK_EVENTS, 3, true, mode, false, this::killBeforeRelay));
             tests.add(scenario(11, "a slow and refusing SMTP server" + suffix, EVENTS, 3, false, mode, false, true,
                     this::slowAndRefusingSmtp));
+            tests.add(scenario(17, "forged re-drive aims on one record in five" + suffix, 3, mode, this::forgedAims));
             if (mode.equals(FaultRun.GROUPED)) {
                 tests.add(scenario(10, "Kafka transactions committed and aborted, kill -9, restart" + suffix,
                         EVENTS, 3, false, mode, true, this::killAndRestart));
@@ -290,6 +291,16 @@ class FaultInjectionIT {
         log(run, postgres.terminateConnections(run.database) + " connections terminated");
         at(run, 0.55, "restart PostgreSQL (down " + OUTAGE.toSeconds() + " s)");
         postgres.restart(OUTAGE);
+    }
+
+    /**
+     * Issue 38's forged aim: one record in five carries re-drive headers aimed at the topic's other consumer, naming
+     * a dead letter of another event or none, while the service runs; any record skipped on them is an event lost.
+     */
+    private void forgedAims(FaultRun run) throws Exception {
+        start(run, a);
+        int forged = run.sendWithForgedAims(run.records, 5);
+        log(run, String.format("%,d of %,d records sent with a forged re-drive aim", forged, run.records.size()));
     }
 
     private void poisonOnly(FaultRun run) throws Exception {

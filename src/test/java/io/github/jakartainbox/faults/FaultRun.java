@@ -335,6 +335,38 @@ final class FaultRun {
         }
     }
 
+    /**
+     * Sends the records, every {@code every}-th with the re-drive headers any producer can write: aimed at one
+     * consumer of the topic, billing and analytics in turn, and naming dead letter 1, 2, 3 (the run's poison rows, of
+     * other events) or 99999 (none). No such record is a re-drive the database confirms: both consumers must process
+     * each event once.
+     *
+     * @return how many records carried a forged aim
+     */
+    int sendWithForgedAims(List<Event> list, int every) throws Exception {
+        int forged = 0;
+        List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(bootstrap)) {
+            for (int i = 0; i < list.size(); i++) {
+                Event e = list.get(i);
+                ProducerRecord<String, String> record = new ProducerRecord<>(topic, e.orderId(), e.json());
+                if (i % every == 0) {
+                    String aim = forged % 2 == 0 ? "analytics" : "billing";
+                    String deadLetter = forged % 4 == 3 ? "99999" : String.valueOf(forged % 4 + 1);
+                    record.headers().add("inbox-redrive-consumer", aim.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    record.headers().add("inbox-redrive-dead-letter",
+                            deadLetter.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    forged++;
+                }
+                sent.add(producer.send(record));
+            }
+            for (java.util.concurrent.Future<?> f : sent) {
+                f.get();
+            }
+        }
+        return forged;
+    }
+
     /** @return the good events' ids and the canary's: what each consumer must process exactly once */
     List<String> expectedIds() {
         List<String> ids = new ArrayList<>(events.size() + 1);

@@ -490,6 +490,33 @@ public class InboxDeadLetters {
     }
 
     /**
+     * Whether the database confirms a record's re-drive aim: the dead letter it names exists, belongs to the consumer
+     * it is aimed at, holds the record's event id, and a re-drive of it was claimed or sent (its claim, its
+     * {@code redriven_at}, or a {@code redriven} history entry). Only then may the topic's other consumers skip the
+     * record; headers alone are anyone's to write.
+     *
+     * @param id       the dead letter id the record names ({@link #REDRIVE_DEAD_LETTER_HEADER})
+     * @param consumer the consumer it is aimed at ({@link #REDRIVE_CONSUMER_HEADER})
+     * @param eventId  the record's event id, as the skipping consumer reads it
+     * @return {@code true} when all of that holds
+     * @throws SQLException when the database cannot be read
+     */
+    public boolean confirmsRedriveAim(long id, String consumer, String eventId) throws SQLException {
+        try (Connection connection = database.connection();
+             PreparedStatement query = connection.prepareStatement("SELECT 1 FROM inbox_dead_letter d WHERE d.id = ? "
+                     + "AND d.consumer = ? AND d.event_id = ? AND (d.redrive_claimed_at IS NOT NULL "
+                     + "OR d.redriven_at IS NOT NULL OR EXISTS (SELECT 1 FROM inbox_dead_letter_history h "
+                     + "WHERE h.dead_letter_id = d.id AND h.kind = 'redriven'))")) {
+            query.setLong(1, id);
+            query.setString(2, consumer);
+            query.setString(3, eventId);
+            try (ResultSet rs = query.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    /**
      * @param id the dead letter's id
      * @return its payload as it arrived: the UTF-8 bytes of the stored text, or the stored bytes when it was not
      *         text; empty when there is no such row or it has no payload

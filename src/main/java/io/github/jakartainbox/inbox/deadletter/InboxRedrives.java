@@ -31,7 +31,9 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  *
  * <p>A re-drive is <em>aimed</em> at the dead letter's own consumer by default: the record carries header
  * {@link InboxDeadLetters#REDRIVE_CONSUMER_HEADER}, and every other {@code @Idempotent} consumer of the topic
- * acknowledges and skips it without effect ({@code INBOX0104I}, level FINE), whatever its inbox holds. The aimed
+ * acknowledges and skips it without effect ({@code INBOX0104I}, level FINE), whatever its inbox holds, once the
+ * database confirms the aim ({@link InboxDeadLetters#confirmsRedriveAim}); a record whose aim it does not confirm is
+ * processed as any other ({@code INBOX0105W}). The aimed
  * consumer processes it unless its inbox already holds the event (then it is a duplicate, which the rules refuse
  * before sending). An un-aimed re-drive reaches every consumer of the destination, each deciding by its inbox; it is
  * refused when a consumer whose dead letter for the event was discarded would process it.
@@ -300,8 +302,9 @@ public class InboxRedrives {
 
     /**
      * The consumer a re-driven Kafka record is aimed at: the UTF-8 value of its last
-     * {@link InboxDeadLetters#REDRIVE_CONSUMER_HEADER} header. A consumer without the inbox (its method reads the
-     * record through {@code Message}) can call this to skip records aimed at others as the inbox does. The inbox
+     * {@link InboxDeadLetters#REDRIVE_CONSUMER_HEADER} header, as written: any producer can write it. A consumer
+     * without the inbox (its method reads the record through {@code Message}) that skips records aimed at others must
+     * confirm the aim with {@link InboxDeadLetters#confirmsRedriveAim} first, as the inbox does. The inbox
      * reaches the record through a method's {@code Message} argument, or, on the {@code inbox-kafka} connector, for a
      * method taking only the payload too; on {@code liberty-kafka} such a method's records cannot be told apart.
      *

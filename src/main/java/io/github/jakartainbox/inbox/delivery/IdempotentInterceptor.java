@@ -63,6 +63,9 @@ public class IdempotentInterceptor {
     JmsDeliveries jms;
     @Inject
     InboxTracing tracing;
+    /** Whether a record aimed at another consumer is a re-drive the database confirms. */
+    @Inject
+    RedriveAims aims;
     /** Consumers whose deliveries did not match what was read ahead for a group's claim (INBOX0610W). */
     private final java.util.Set<String> perMessageClaims = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -94,9 +97,9 @@ public class IdempotentInterceptor {
         DeliveryGroup group = DeliveryGroup.current();
         Message<?> carrier = InboxRedrives.carrier(delivery);
         String aim = InboxRedrives.aimedAt(carrier);
-        if (aim != null && !aim.equals(consumer.name())) {
-            // a re-drive for another consumer of the topic: no claim, no effect, acknowledged (in a group: settled,
-            // and its offset moves with the group's commit)
+        if (aim != null && !aim.equals(consumer.name()) && aimConfirmed(group, consumer, delivery, carrier, aim)) {
+            // a re-drive for another consumer of the topic, confirmed by its dead letter: no claim, no effect,
+            // acknowledged (in a group: settled, and its offset moves with the group's commit)
             statistics.redriveForOtherSkipped(consumer.name());
             InboxMessage.INBOX0104I.log(consumer.name(), String.valueOf(carrier),
                     String.valueOf(InboxRedrives.deadLetterOf(carrier)), aim);
@@ -120,6 +123,24 @@ public class IdempotentInterceptor {
             return acknowledged(context.getMethod(), delivery);
         }
         return withRetries(context, consumer, delivery, event.eventId(), event.month(), span);
+    }
+
+    /**
+     * Whether the database confirms a record's aim at another consumer ({@link RedriveAims}); an unconfirmed aim is
+     * ignored and the record processed. In a group, a database failure fails the group (it is redone one by one).
+     */
+    private boolean aimConfirmed(DeliveryGroup group, ConsumerSettings consumer, Delivery delivery, Message<?> carrier,
+                                 String aim) throws Exception {
+        boolean inGroup = group != null && transactions.isActive();
+        try {
+            return aims.confirmed(consumer, delivery, carrier, aim, inGroup || transactions.active());
+        } catch (java.sql.SQLException e) {
+            if (!inGroup) {
+                throw e;
+            }
+            group.failed(e);
+            return false;
+        }
     }
 
     /**

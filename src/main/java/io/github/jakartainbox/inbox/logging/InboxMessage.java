@@ -50,6 +50,8 @@ public enum InboxMessage implements CataloguedMessage {
 
     INBOX0104I(Level.FINE, "Consumer {0}: skipped {1}, re-driven from dead letter {2} for consumer {3} only; "
             + "acknowledged without effect."),
+    INBOX0105W(Level.WARNING, "Consumer {0}: {1} is aimed at consumer {2} (dead letter {3}) without the "
+            + "database''s confirmation; processed as any other record ({4} so far)."),
 
     INBOX0201W(Level.WARNING, "Consumer {0}, event {1}: attempt {2} of {3} failed; retrying in {4} ms. Cause: {5}"),
     INBOX0202E(Level.SEVERE, "Consumer {0}, event {1}: dead-lettered after {2} attempt(s); the message is "

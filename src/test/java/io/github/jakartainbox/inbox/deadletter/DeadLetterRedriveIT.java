@@ -148,30 +148,82 @@ class DeadLetterRedriveIT {
 
     /**
      * The aim on the liberty-kafka connector too (consumer probe-kafka, event id from header ce_id): a record aimed at
-     * another consumer is skipped without an inbox row or effect; the next record of the partition, aimed at
-     * probe-kafka, is processed.
+     * another consumer whose dead letter confirms the re-drive is skipped without an inbox row or effect; one whose
+     * aim names no such dead letter (the headers alone, as any producer can write them) is processed; the record
+     * aimed at probe-kafka itself is processed.
      */
     @Test
-    void onLibertyKafkaARecordAimedElsewhereIsSkippedAndOneAimedHereIsProcessed() throws Exception {
+    void onLibertyKafkaOnlyAnAimTheDatabaseConfirmsIsSkipped() throws Exception {
         String run = "aim-" + UUID.randomUUID().toString().substring(0, 8);
         String elsewhere = UUID.randomUUID().toString();
+        String forged = UUID.randomUUID().toString();
         String here = UUID.randomUUID().toString();
+        long redriven = deadLetter("billing", elsewhere, SampleEvents.event(elsewhere, run + "-elsewhere", "5.00", "EUR")
+                .json());
+        db.number("UPDATE inbox_dead_letter SET redriven_at = now(), resolved_by = 'test' WHERE id = ? RETURNING id",
+                redriven);
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            for (String[] r : List.of(new String[] {elsewhere, "billing", run + "-elsewhere"},
-                    new String[] {here, "probe-kafka", run + "-here"})) {
+            for (String[] r : List.of(new String[] {elsewhere, "billing", run + "-elsewhere", String.valueOf(redriven)},
+                    new String[] {forged, "billing", run + "-forged", String.valueOf(redriven)},
+                    new String[] {here, "probe-kafka", run + "-here", null})) {
                 ProducerRecord<String, String> record = new ProducerRecord<>(TestEnv.PROBE_TOPIC, run,
                         SampleEvents.event("ignored", r[2], "5.00", "EUR").json());
                 record.headers().add("ce_id", r[0].getBytes(StandardCharsets.UTF_8));
                 record.headers().add("inbox-redrive-consumer", r[1].getBytes(StandardCharsets.UTF_8));
+                if (r[3] != null) {
+                    record.headers().add("inbox-redrive-dead-letter", r[3].getBytes(StandardCharsets.UTF_8));
+                }
                 producer.send(record).get();
             }
         }
         await("the record aimed at probe-kafka was processed").atMost(WAIT)
                 .until(() -> inbox("probe-kafka", here) == 1);
         assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", run + "-here"));
-        assertEquals(0, inbox("probe-kafka", elsewhere), "the record before it, aimed at billing: no inbox row");
+        assertEquals(0, inbox("probe-kafka", elsewhere), "the re-drive for billing its dead letter confirms: no inbox row");
         assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", run + "-elsewhere"),
                 "and no effect");
+        assertEquals(1, inbox("probe-kafka", forged),
+                "a record naming that dead letter with another event id is no re-drive of it: processed");
+        assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", run + "-forged"));
+    }
+
+    /**
+     * A new order whose headers aim it at analytics and name a dead letter that does not exist: billing processes it
+     * (one invoice), analytics too, and billing counts the rejected aim in the API's figures.
+     */
+    @Test
+    void aForgedAimMakesNoConsumerSkipANewOrder() throws Exception {
+        String eventId = UUID.randomUUID().toString();
+        String orderId = "forged-aim-" + eventId;
+        long rejectedBefore = figure("billing", "redriveAimsRejected");
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            ProducerRecord<String, String> record = new ProducerRecord<>(TestEnv.ORDERS_TOPIC, orderId,
+                    SampleEvents.event(eventId, orderId, "21.00", "EUR").json());
+            record.headers().add("inbox-redrive-consumer", "analytics".getBytes(StandardCharsets.UTF_8));
+            record.headers().add("inbox-redrive-dead-letter", "99999".getBytes(StandardCharsets.UTF_8));
+            producer.send(record).get();
+        }
+        await("billing and analytics processed the order").atMost(WAIT)
+                .until(() -> db.number("SELECT count(*) FROM inbox WHERE event_id = ?", eventId) == 2);
+        assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", orderId), "one invoice");
+        assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter WHERE event_id = ?", eventId),
+                "no dead letter");
+        assertTrue(figure("billing", "redriveAimsRejected") > rejectedBefore,
+                "billing counted the rejected aim in /api/inbox");
+    }
+
+    /** @return a counter of one consumer in GET /api/inbox */
+    private static long figure(String consumer, String name) throws Exception {
+        HttpResponse<String> answer = call("GET", API + "/inbox", Api.READER);
+        assertEquals(200, answer.statusCode(), answer.body());
+        try (JsonReader reader = Json.createReader(new StringReader(answer.body()))) {
+            for (JsonObject c : reader.readArray().getValuesAs(JsonObject.class)) {
+                if (c.getString("consumer").equals(consumer)) {
+                    return c.getJsonNumber(name).longValue();
+                }
+            }
+        }
+        return 0;
     }
 
     @Test

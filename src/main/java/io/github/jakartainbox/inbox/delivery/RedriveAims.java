@@ -1,0 +1,119 @@
+package io.github.jakartainbox.inbox.delivery;
+
+import io.github.jakartainbox.inbox.InboxStatistics;
+import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
+import io.github.jakartainbox.inbox.deadletter.InboxRedrives;
+import io.github.jakartainbox.inbox.failure.FailureKind;
+import io.github.jakartainbox.inbox.failure.FailurePolicy;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.reactive.messaging.Message;
+
+/**
+ * Decides whether a record aimed at another consumer ({@link InboxDeadLetters#REDRIVE_CONSUMER_HEADER}) may be
+ * skipped: only when the database confirms that the service itself re-drove it
+ * ({@link InboxDeadLetters#confirmsRedriveAim}). Any producer, or a bridge copying headers between topics, can write
+ * the header; a record whose aim is not confirmed is processed as any other, and the rejection is counted and logged
+ * ({@code INBOX0105W}, at most once a minute per consumer).
+ */
+@ApplicationScoped
+public class RedriveAims {
+
+    /** The least time between two INBOX0105W lines of one consumer: a producer that sends many cannot flood the log. */
+    static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    @Inject
+    InboxDeadLetters deadLetters;
+    @Inject
+    InboxStatistics statistics;
+
+    private final Map<String, Long> lastLogged = new ConcurrentHashMap<>();
+
+    /**
+     * @param consumer      the consumer the record was delivered to
+     * @param delivery      the delivery
+     * @param carrier       the Kafka record's message
+     * @param aim           the consumer named by the record's aim header, not {@code consumer}'s own name
+     * @param inTransaction whether a transaction is active: a database failure is then thrown to its owner; outside
+     *                      one, an outage or a transient failure waits by the consumer's failure policy, and any
+     *                      other failure leaves the aim unconfirmed (the record is processed, its claim decides)
+     * @return {@code true} when the database confirms the aim: the record may be skipped
+     * @throws SQLException in a transaction, when the database cannot be read
+     * @throws InterruptedException when interrupted while waiting for the database
+     */
+    boolean confirmed(ConsumerSettings consumer, Delivery delivery, Message<?> carrier, String aim,
+                      boolean inTransaction) throws SQLException, InterruptedException {
+        String named = InboxRedrives.deadLetterOf(carrier);
+        Long id = deadLetterId(named);
+        String eventId = null;
+        if (id != null) {
+            try {
+                eventId = consumer.eventId(delivery);
+            } catch (RuntimeException unusable) {
+                // no usable event id: no re-drive can carry such a record (INBOX0226E); processed, it is dead-lettered
+            }
+        }
+        boolean confirmed = eventId != null && confirmedByDatabase(consumer, id, aim, eventId, inTransaction);
+        if (!confirmed) {
+            long rejected = statistics.redriveAimRejected(consumer.name());
+            long now = System.nanoTime();
+            Long last = lastLogged.get(consumer.name());
+            if (last == null || now - last >= LOG_INTERVAL_NANOS) {
+                lastLogged.put(consumer.name(), now);
+                InboxMessage.INBOX0105W.log(consumer.name(), String.valueOf(carrier), aim, String.valueOf(named),
+                        String.valueOf(rejected));
+            }
+        }
+        return confirmed;
+    }
+
+    private boolean confirmedByDatabase(ConsumerSettings consumer, long id, String aim, String eventId,
+                                        boolean inTransaction) throws SQLException, InterruptedException {
+        FailurePolicy.Tracker failures = null;
+        while (true) {
+            try {
+                return deadLetters.confirmsRedriveAim(id, aim, eventId);
+            } catch (SQLException e) {
+                if (inTransaction) {
+                    throw e;
+                }
+                if (failures == null) {
+                    failures = consumer.failurePolicy().newDelivery();
+                }
+                FailurePolicy.Decision decision = failures.failed(e);
+                if (decision.kind() != FailureKind.OUTAGE && decision.kind() != FailureKind.TRANSIENT
+                        || decision.action() == FailurePolicy.Action.DEAD_LETTER) {
+                    return false;
+                }
+                Duration wait = decision.delay();
+                InboxMessage.INBOX0206W.log(consumer.name(), eventId, String.valueOf(wait.toMillis()), e.getMessage());
+                Thread.sleep(wait.toMillis());
+            }
+        }
+    }
+
+    /** @return the dead letter id of the header's value, {@code null} when it is none (absent, not a positive number) */
+    static Long deadLetterId(String header) {
+        if (header == null || header.isEmpty() || header.length() > 19) {
+            return null;
+        }
+        for (int i = 0; i < header.length(); i++) {
+            if (header.charAt(i) < '0' || header.charAt(i) > '9') {
+                return null;
+            }
+        }
+        try {
+            long id = Long.parseLong(header);
+            return id > 0 ? id : null;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+}
