@@ -337,14 +337,19 @@ public class IdempotentInterceptor {
      * @param reason   why the delivery failed
      * @param attempts how many attempts failed
      * @param location the Kafka record's {@code <topic>-<partition>@<offset>}, or {@code null}
-     * @return the dead letter's reason: always starting with a message id ({@code INBOX0228E} for a failure the policy
-     *         does not classify, such as a {@code NumberFormatException} in the method, so that operators can search
-     *         and group it), ending with the record's location when it has one
+     * @return the dead letter's reason: always starting with a message id, so that operators can search and group
+     *         it ({@code INBOX0229E} for an {@link UnprocessableEventException} whose message has none: the method
+     *         declared the event unprocessable; {@code INBOX0228E} for a failure the policy does not classify, such as
+     *         a {@code NumberFormatException} in the method), ending with the record's location when it has one
      */
     public static String deadLetterReason(Throwable reason, int attempts, String location) {
         String error = Failures.describe(reason);
         if (!Failures.namesItself(error)) {
-            error = InboxMessage.INBOX0228E.format(String.valueOf(attempts), error);
+            String declared = UnprocessableEventException.class.getName() + ": ";
+            error = reason instanceof UnprocessableEventException
+                    ? InboxMessage.INBOX0229E.format(error.startsWith(declared) ? error.substring(declared.length())
+                            : error)
+                    : InboxMessage.INBOX0228E.format(String.valueOf(attempts), error);
         }
         return location == null ? error : error + " [" + location + "]";
     }

@@ -66,6 +66,7 @@ public enum InboxMessage implements CataloguedMessage {
             + "used. Cause: {3}"),
     INBOX0227W(Level.WARNING, "Consumer {0}, event {1}: a system the effect needs is unavailable; retrying in {2} ms, "
             + "no attempt used. Cause: {3}"),
+    INBOX0229E(Level.SEVERE, "{0} (the consumer''s method declared the event unprocessable: dead-lettered at once)"),
     INBOX0228E(Level.SEVERE, "{1} (on each of {0} attempt(s); the failure policy does not classify this error)"),
     INBOX0207E(Level.SEVERE, "Transient database errors (last SQLState {0}) went on for {1}, longer than consumer "
             + "{3}''s budget {2}. Last error: {4}"),

@@ -31,6 +31,14 @@ class DeadLetterReasonTest {
     }
 
     @Test
+    void aMethodsDeclarationThatTheEventIsUnprocessableSaysSo() {
+        String reason = IdempotentInterceptor.deadLetterReason(
+                new UnprocessableEventException("order 7 names no known customer"), 1, "orders-0@3");
+        assertEquals("INBOX0229E: order 7 names no known customer (the consumer's method declared the event "
+                + "unprocessable: dead-lettered at once) [orders-0@3]", reason);
+    }
+
+    @Test
     void aKafkaRecordsLocationIsItsTopicPartitionAndOffset() {
         ConsumerRecord<String, String> record = new ConsumerRecord<>("orders.confirmed", 4, 1234L, "k", "v");
         Delivery kafka = new Delivery("v", new KafkaRecordMessage(record).message(), 0);
