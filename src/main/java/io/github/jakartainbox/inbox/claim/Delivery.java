@@ -108,12 +108,21 @@ public record Delivery(Object payload, Message<?> message, int messageIndex, Obj
      *         so that an operator can find it on the broker; {@code null} for anything else
      */
     public String location() {
-        if (message() == null) {
+        return locationOf(message());
+    }
+
+    /**
+     * @param message a message, may be {@code null}
+     * @return where it came from, {@code <topic>-<partition>@<offset>} for a Kafka record; {@code null} for anything
+     *         else
+     */
+    public static String locationOf(Message<?> message) {
+        if (message == null) {
             return null;
         }
         try {
             org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> record =
-                    message().unwrap(org.apache.kafka.clients.consumer.ConsumerRecord.class);
+                    message.unwrap(org.apache.kafka.clients.consumer.ConsumerRecord.class);
             return record == null ? null : record.topic() + "-" + record.partition() + "@" + record.offset();
         } catch (RuntimeException | LinkageError e) {
             return null; // not a Kafka record, or no Kafka client in the application

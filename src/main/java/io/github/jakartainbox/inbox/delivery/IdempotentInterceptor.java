@@ -360,7 +360,9 @@ public class IdempotentInterceptor {
      */
     private void deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, Throwable reason,
                             int attempts) throws Exception {
-        String location = delivery.location();
+        // a method taking the payload only: on inbox-kafka the record being delivered still says where it came from
+        String location = delivery.location() != null ? delivery.location()
+                : Delivery.locationOf(InboxRedrives.carrier(delivery));
         String error = deadLetterReason(reason, attempts, location);
         String shownId = eventId == null ? "(no usable id)" : eventId;
         boolean full = true;

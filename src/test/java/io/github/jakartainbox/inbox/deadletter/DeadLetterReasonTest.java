@@ -39,6 +39,19 @@ class DeadLetterReasonTest {
     }
 
     @Test
+    void aPayloadOnlyDeliveryOnInboxKafkaIsLocatedByTheRecordBeingDelivered() {
+        ConsumerRecord<String, String> record = new ConsumerRecord<>("orders.confirmed", 2, 88L, "k", "v");
+        Delivery payloadOnly = new Delivery("v", null, -1);
+        KafkaRecordMessage.DELIVERING.set(new KafkaRecordMessage(record));
+        try {
+            assertEquals("orders.confirmed-2@88", Delivery.locationOf(InboxRedrives.carrier(payloadOnly)));
+        } finally {
+            KafkaRecordMessage.DELIVERING.remove();
+        }
+        assertNull(Delivery.locationOf(InboxRedrives.carrier(payloadOnly)), "no record on the thread: unknown");
+    }
+
+    @Test
     void aKafkaRecordsLocationIsItsTopicPartitionAndOffset() {
         ConsumerRecord<String, String> record = new ConsumerRecord<>("orders.confirmed", 4, 1234L, "k", "v");
         Delivery kafka = new Delivery("v", new KafkaRecordMessage(record).message(), 0);
