@@ -69,4 +69,26 @@ public final class Api {
         }
         return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
+
+    /**
+     * @param consumer a consumer's inbox name
+     * @param name     a counter of {@code GET /billing/api/inbox} ({@code duplicatesSkipped}, {@code redriveAimsRejected}...)
+     * @return its value for the consumer, 0 when the consumer is not listed (nothing counted yet)
+     * @throws Exception when the call fails or does not answer 200
+     */
+    public static long figure(String consumer, String name) throws Exception {
+        HttpResponse<String> answer = call("GET", TestEnv.url("/billing/api/inbox"), READER);
+        if (answer.statusCode() != 200) {
+            throw new IllegalStateException("GET /billing/api/inbox answered " + answer.statusCode() + ": "
+                    + answer.body());
+        }
+        try (jakarta.json.JsonReader reader = jakarta.json.Json.createReader(new java.io.StringReader(answer.body()))) {
+            for (jakarta.json.JsonObject c : reader.readArray().getValuesAs(jakarta.json.JsonObject.class)) {
+                if (c.getString("consumer").equals(consumer)) {
+                    return c.getJsonNumber(name).longValue();
+                }
+            }
+        }
+        return 0;
+    }
 }

@@ -12,6 +12,8 @@ import io.github.jakartainbox.inbox.kafka.InboxKafkaConnector;
  */
 public final class DeliveryGroup {
 
+    private final java.util.List<Runnable> afterCommit = new java.util.ArrayList<>();
+
     private static final ThreadLocal<DeliveryGroup> CURRENT = new ThreadLocal<>();
 
     /**
@@ -99,6 +101,21 @@ public final class DeliveryGroup {
         if (claims != null) {
             claims.beforeCommit(delivered);
         }
+    }
+
+    /**
+     * @param action what to do once the group's transaction has committed, such as counting a skipped duplicate: a
+     *               group that rolls back is delivered again one by one, where each delivery counts for itself, so a
+     *               figure counted before the commit would count twice
+     */
+    public void afterCommit(Runnable action) {
+        afterCommit.add(action);
+    }
+
+    /** Called by the connector right after the group's transaction committed: runs the {@link #afterCommit} actions. */
+    public void committed() {
+        afterCommit.forEach(Runnable::run);
+        afterCommit.clear();
     }
 
     /** @return the group running on the calling thread, {@code null} outside one */

@@ -100,11 +100,15 @@ public class IdempotentInterceptor {
         if (aim != null && !aim.equals(consumer.name()) && aimConfirmed(group, consumer, delivery, carrier, aim)) {
             // a re-drive for another consumer of the topic, confirmed by its dead letter: no claim, no effect,
             // acknowledged (in a group: settled, and its offset moves with the group's commit)
-            statistics.redriveForOtherSkipped(consumer.name());
+            boolean inGroup = group != null && transactions.isActive();
+            if (inGroup) {
+                group.afterCommit(() -> statistics.redriveForOtherSkipped(consumer.name()));
+            } else {
+                statistics.redriveForOtherSkipped(consumer.name());
+            }
             InboxMessage.INBOX0104I.log(consumer.name(), String.valueOf(carrier),
                     String.valueOf(InboxRedrives.deadLetterOf(carrier)), aim);
             span.outcome(DeliveryOutcome.AIMED_ELSEWHERE, null);
-            boolean inGroup = group != null && transactions.isActive();
             if (!inGroup && transactions.active()) {
                 // the caller's transaction: acknowledged as a skipped duplicate is there, by its owner
                 return CompletionStage.class.isAssignableFrom(context.getMethod().getReturnType()) ? DONE : null;
@@ -206,7 +210,7 @@ public class IdempotentInterceptor {
                 case NEW -> span.outcome(DeliveryOutcome.PROCESSED, null); // as far as the inbox knows: the group commits
                 case DUPLICATE -> {
                     span.outcome(DeliveryOutcome.DUPLICATE, null);
-                    statistics.duplicateSkipped(consumer.name());
+                    group.afterCommit(() -> statistics.duplicateSkipped(consumer.name()));
                     InboxMessage.INBOX0101I.log(consumer.name(), eventId);
                 }
                 default -> group.failed(new UnprocessableEventException(

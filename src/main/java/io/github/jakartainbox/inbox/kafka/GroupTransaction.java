@@ -141,6 +141,7 @@ final class GroupTransaction {
             return 0;
         }
         transaction.commit();
+        group.committed();
         offsets.wrote(advances);
         done(emitted);
         return emitted.size();

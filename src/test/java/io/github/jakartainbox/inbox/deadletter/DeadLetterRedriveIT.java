@@ -195,7 +195,7 @@ class DeadLetterRedriveIT {
     void aForgedAimMakesNoConsumerSkipANewOrder() throws Exception {
         String eventId = UUID.randomUUID().toString();
         String orderId = "forged-aim-" + eventId;
-        long rejectedBefore = figure("billing", "redriveAimsRejected");
+        long rejectedBefore = Api.figure("billing", "redriveAimsRejected");
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             ProducerRecord<String, String> record = new ProducerRecord<>(TestEnv.ORDERS_TOPIC, orderId,
                     SampleEvents.event(eventId, orderId, "21.00", "EUR").json());
@@ -208,22 +208,8 @@ class DeadLetterRedriveIT {
         assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", orderId), "one invoice");
         assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter WHERE event_id = ?", eventId),
                 "no dead letter");
-        assertTrue(figure("billing", "redriveAimsRejected") > rejectedBefore,
+        assertTrue(Api.figure("billing", "redriveAimsRejected") > rejectedBefore,
                 "billing counted the rejected aim in /api/inbox");
-    }
-
-    /** @return a counter of one consumer in GET /api/inbox */
-    private static long figure(String consumer, String name) throws Exception {
-        HttpResponse<String> answer = call("GET", API + "/inbox", Api.READER);
-        assertEquals(200, answer.statusCode(), answer.body());
-        try (JsonReader reader = Json.createReader(new StringReader(answer.body()))) {
-            for (JsonObject c : reader.readArray().getValuesAs(JsonObject.class)) {
-                if (c.getString("consumer").equals(consumer)) {
-                    return c.getJsonNumber(name).longValue();
-                }
-            }
-        }
-        return 0;
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.billing.SampleEvents.Event;
 import io.github.jakartainbox.billing.SampleEvents;
+import io.github.jakartainbox.testing.Api;
 import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.Deployments;
 import io.github.jakartainbox.testing.TestEnv;
@@ -305,6 +306,31 @@ class GroupedDeliveryIT {
         }
         assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = ? AND event_id LIKE ?",
                 channel, "%"), "only the poison event is dead-lettered on this consumer");
+    }
+
+    /**
+     * A group of duplicates ended by a poison record rolls back and runs again one by one: each duplicate is counted
+     * once in {@code duplicatesSkipped}, by the delivery that committed, not also by the group that rolled back.
+     */
+    @Test
+    void aRolledBackGroupCountsEachDuplicateOnce() throws Exception {
+        String channel = "probe-group-payload";
+        String prefix = RUN + "-recount";
+        List<Event> events = events(prefix, 8);
+        inOneKafkaTransaction(TOPICS.get(channel), events);
+        assertEquals(8, db.await(WAIT, n -> n >= 8,
+                "SELECT count(*) FROM group_probe WHERE consumer = ? AND order_id LIKE ?", channel, prefix + "-%"));
+        long before = Api.figure(channel, "duplicatesSkipped");
+        List<Event> again = new ArrayList<>(events);
+        Event poison = SampleEvents.event(UUID.randomUUID().toString(), prefix + "-x-poison", "2.00", "EUR");
+        again.add(poison);
+        inOneKafkaTransaction(TOPICS.get(channel), again);
+        assertEquals(1, db.await(WAIT, n -> n >= 1,
+                "SELECT count(*) FROM inbox_dead_letter WHERE consumer = ? AND event_id = ?", channel,
+                poison.eventId()), "the poison event ended the group and was dead-lettered");
+        assertEquals(8, Api.figure(channel, "duplicatesSkipped") - before,
+                "8 duplicates skipped, each counted once although their group rolled back and they ran again");
+        assertEquals(8, rows(channel, prefix + "-%"), "and no second effect");
     }
 
     /**
