@@ -32,6 +32,12 @@ public class GroupProbeConsumers {
         record("probe-group-payload", json, null);
     }
 
+    @Incoming("probe-group-recount")
+    @Idempotent(consumer = "probe-group-recount")
+    public void recount(String json) throws SQLException {
+        record("probe-group-recount", json, null);
+    }
+
     @Incoming("probe-group-stage")
     @Idempotent(consumer = "probe-group-stage")
     public CompletionStage<Void> stage(String json) throws SQLException {

@@ -64,7 +64,7 @@ class GroupedDeliveryIT {
     private static final Map<String, String> TOPICS = new HashMap<>();
     private static final Map<String, String> GROUPS = new HashMap<>();
     private static final List<String> CHANNELS = List.of("probe-group-payload", "probe-group-stage",
-            "probe-group-message", "probe-group-txn", "probe-group-compact");
+            "probe-group-message", "probe-group-txn", "probe-group-compact", "probe-group-recount");
     /** Order ids left in the compacted topic after compaction, and whether the compaction made a gap. */
     private static final List<String> COMPACTED_KEPT = new ArrayList<>();
     private static final List<String> COMPACTED_REMOVED = new ArrayList<>();
@@ -314,7 +314,7 @@ class GroupedDeliveryIT {
      */
     @Test
     void aRolledBackGroupCountsEachDuplicateOnce() throws Exception {
-        String channel = "probe-group-payload";
+        String channel = "probe-group-recount";
         String prefix = RUN + "-recount";
         List<Event> events = events(prefix, 8);
         inOneKafkaTransaction(TOPICS.get(channel), events);
