@@ -45,9 +45,9 @@ class RestAfterDatabaseOutageIT {
 
     private long deadLetter() {
         String eventId = UUID.randomUUID().toString();
-        return db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts) "
-                + "VALUES ('billing', ?, ?, 'simulated failure', 3) RETURNING id", eventId,
-                SampleEvents.event(eventId, "after-restart-" + eventId, "2.00", "EUR").json());
+        return db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts) "
+                + "VALUES ('billing', ?, decode(?, 'hex'), 'simulated failure', 3) RETURNING id", eventId,
+                db.deadLetterPayload(SampleEvents.event(eventId, "after-restart-" + eventId, "2.00", "EUR").json()));
     }
 
     private record Call(String method, String path, Api.User user) {

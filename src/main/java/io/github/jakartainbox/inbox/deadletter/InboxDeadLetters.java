@@ -56,6 +56,9 @@ public class InboxDeadLetters {
             + "redriven_at, discarded_at, resolved_by, coalesce(octet_length(payload), octet_length(payload_bytes), 0), "
             + "payload_bytes IS NOT NULL, deliveries, redrive_claimed_at, redrive_claimed_by";
 
+    /** The dead letters with their payloads, each stored once and shared (schema version 14). */
+    private static final String ROWS = "inbox_dead_letter LEFT JOIN inbox_dead_letter_payload USING (payload_ref)";
+
     private static final String OPEN = "redriven_at IS NULL AND discarded_at IS NULL";
 
     /**
@@ -552,7 +555,7 @@ public class InboxDeadLetters {
      */
     public List<DeadLetter> list(String consumer, boolean openOnly, int limit) throws SQLException {
         checkLimit(limit, MAX_LIMIT);
-        String sql = "SELECT " + COLUMNS + " FROM inbox_dead_letter WHERE (?::text IS NULL OR consumer = ?) "
+        String sql = "SELECT " + COLUMNS + " FROM " + ROWS + " WHERE (?::text IS NULL OR consumer = ?) "
                 + (openOnly ? "AND redriven_at IS NULL AND discarded_at IS NULL " : "")
                 + "ORDER BY last_failed_at DESC, id DESC LIMIT ?";
         try (Connection connection = database.connection();
@@ -578,7 +581,7 @@ public class InboxDeadLetters {
     public Optional<DeadLetter> find(long id) throws SQLException {
         try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement("SELECT " + COLUMNS
-                     + " FROM inbox_dead_letter WHERE id = ?")) {
+                     + " FROM " + ROWS + " WHERE id = ?")) {
             query.setLong(1, id);
             try (ResultSet rs = query.executeQuery()) {
                 return rs.next() ? Optional.of(row(rs)) : Optional.empty();
@@ -595,7 +598,7 @@ public class InboxDeadLetters {
     public Optional<byte[]> payload(long id) throws SQLException {
         try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement(
-                     "SELECT coalesce(convert_to(payload, 'UTF8'), payload_bytes) FROM inbox_dead_letter WHERE id = ?")) {
+                     "SELECT coalesce(convert_to(payload, 'UTF8'), payload_bytes) FROM " + ROWS + " WHERE id = ?")) {
             query.setLong(1, id);
             try (ResultSet rs = query.executeQuery()) {
                 return rs.next() ? Optional.ofNullable(rs.getBytes(1)) : Optional.empty();
@@ -614,7 +617,7 @@ public class InboxDeadLetters {
      */
     public Optional<DeadLetter> discarded(String consumer, String eventId) throws SQLException {
         try (Connection connection = database.connection();
-             PreparedStatement query = connection.prepareStatement("SELECT " + COLUMNS + " FROM inbox_dead_letter "
+             PreparedStatement query = connection.prepareStatement("SELECT " + COLUMNS + " FROM " + ROWS + " "
                      + "WHERE consumer = ? AND event_id = ? AND discarded_at IS NOT NULL ORDER BY discarded_at DESC "
                      + "LIMIT 1")) {
             query.setString(1, consumer);

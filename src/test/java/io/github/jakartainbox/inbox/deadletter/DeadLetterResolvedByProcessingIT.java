@@ -77,9 +77,9 @@ class DeadLetterResolvedByProcessingIT {
 
     /** A dead letter as the inbox writes one, with its history entry. */
     private long deadLetter(String consumer, String eventId, String payload) {
-        long id = db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts, payload_sha256) "
-                + "VALUES (?, ?, ?, 'simulated failure', 3, sha256(convert_to(?, 'UTF8'))) RETURNING id", consumer,
-                eventId, payload, payload);
+        long id = db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts, "
+                + "payload_sha256) VALUES (?, ?, decode(?, 'hex'), 'simulated failure', 3, sha256(convert_to(?, 'UTF8'))) "
+                + "RETURNING id", consumer, eventId, db.deadLetterPayload(payload), payload);
         db.number("INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, attempts, error) "
                 + "VALUES (?, 'failed', 3, 'simulated failure') RETURNING id", id);
         return id;

@@ -150,10 +150,10 @@ class HealthIT {
     @Order(2)
     void openDeadLettersAreCountedPerConsumerWithTheAgeOfTheOldest() throws Exception {
         String consumer = "health-dl-" + System.nanoTime();
-        db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts, first_failed_at) "
-                + "VALUES (?, 'e1', '{}', 'simulated failure', 3, now() - interval '2 hours') RETURNING id", consumer);
-        db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts) "
-                + "VALUES (?, 'e2', '{}', 'simulated failure', 3) RETURNING id", consumer);
+        db.number("INSERT INTO inbox_dead_letter (consumer, event_id, error, attempts, first_failed_at) "
+                + "VALUES (?, 'e1', 'simulated failure', 3, now() - interval '2 hours') RETURNING id", consumer);
+        db.number("INSERT INTO inbox_dead_letter (consumer, event_id, error, attempts) "
+                + "VALUES (?, 'e2', 'simulated failure', 3) RETURNING id", consumer);
         try {
             Health ready = get("/health/ready");
             assertEquals("2", ready.data("inbox-database", "dead-letters." + consumer), ready.body().toString());
