@@ -364,17 +364,19 @@ public class InboxDeadLetters {
     /**
      * The consumer processed the re-driven record before the re-drive could mark its row: {@link #resolveProcessed}
      * closed the row and entered this re-drive from its claim. Fills in where the record went and whom it was aimed
-     * at; the re-drive counts as done.
+     * at, and names the operator in {@code resolved_by} as a mark would have; the re-drive counts as done.
      *
      * @return whether the row was closed by processing under this very claim
      */
     private static boolean completeProcessedRedrive(Connection connection, RedriveClaim claim, String operator,
                                                     String target, SentRecord sent) throws SQLException {
-        try (PreparedStatement update = connection.prepareStatement("UPDATE inbox_dead_letter_history SET "
-                + "target_consumer = ?, destination = ?, record_partition = ?, record_offset = ? "
+        try (PreparedStatement update = connection.prepareStatement("WITH entry AS (UPDATE inbox_dead_letter_history "
+                + "SET target_consumer = ?, destination = ?, record_partition = ?, record_offset = ? "
                 + "WHERE dead_letter_id = ? AND kind = 'redriven' AND at = ? AND actor = ? AND destination IS NULL "
                 + "AND EXISTS (SELECT FROM inbox_dead_letter WHERE id = ? AND resolved_by LIKE '"
-                + PROCESSED_BY.replace("'", "''") + "%' AND last_failed_at = ?)")) {
+                + PROCESSED_BY.replace("'", "''") + "%' AND last_failed_at = ?) RETURNING dead_letter_id), "
+                + "credited AS (UPDATE inbox_dead_letter SET resolved_by = ? WHERE id IN (SELECT dead_letter_id "
+                + "FROM entry) RETURNING id) SELECT count(*) FROM credited")) {
             update.setString(1, target);
             update.setString(2, sent == null ? null : sent.destination());
             update.setObject(3, sent == null ? null : sent.partition(), java.sql.Types.INTEGER);
@@ -384,7 +386,10 @@ public class InboxDeadLetters {
             update.setString(7, operator);
             update.setLong(8, claim.id());
             update.setObject(9, claim.lastFailedAt());
-            return update.executeUpdate() == 1;
+            update.setString(10, operator);
+            try (ResultSet rs = update.executeQuery()) {
+                return rs.next() && rs.getInt(1) == 1;
+            }
         }
     }
 
