@@ -14,7 +14,7 @@ enum BillingMessage implements CataloguedMessage {
     BILLING0101E(Level.SEVERE, "orders.confirmed value is empty ({0})."),
     BILLING0102E(Level.SEVERE, "orders.confirmed value is {0} bytes, more than the {1} an order event may have."),
     BILLING0103E(Level.SEVERE, "orders.confirmed value is not valid UTF-8 text; it is kept byte for byte in "
-            + "inbox_dead_letter.payload_bytes."),
+            + "inbox_dead_letter_payload.payload_bytes."),
     BILLING0104E(Level.SEVERE, "orders.confirmed value {0}"),
     BILLING0106E(Level.SEVERE, "amount must be a decimal string of ASCII digits with at most 2 decimals, such as "
             + "\"129.90\", got \"{0}\"."),

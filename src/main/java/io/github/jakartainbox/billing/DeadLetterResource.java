@@ -446,8 +446,8 @@ public class DeadLetterResource {
                 return;
             }
             case NOT_FOUND -> throw notFound(id);
-            case NOT_OPEN -> throw conflict(BillingMessage.BILLING0244E.format(id, letter.redrivenAt() != null
-                    ? "re-driven" : "discarded", letter.resolvedBy()));
+            case NOT_OPEN -> throw conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
+                    ? "resolved" : letter.redrivenAt() != null ? "re-driven" : "discarded", letter.resolvedBy()));
             case UNKNOWN_CONSUMER -> throw conflict(BillingMessage.BILLING0248E.format(id, "it belongs to consumer "
                     + letter.consumer() + ", which this service does not run; re-drive it from that service"));
             case NO_EVENT_ID -> throw conflict(BillingMessage.BILLING0245E.format(id));
@@ -506,8 +506,8 @@ public class DeadLetterResource {
         switch (outcome.status()) {
             case DISCARDED -> BillingMessage.BILLING0202I.log(id, letter.consumer(), letter.eventId(), user());
             case NOT_FOUND -> throw notFound(id);
-            case NOT_OPEN -> throw conflict(BillingMessage.BILLING0244E.format(id, letter.redrivenAt() != null
-                    ? "re-driven" : "discarded", letter.resolvedBy()));
+            case NOT_OPEN -> throw conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
+                    ? "resolved" : letter.redrivenAt() != null ? "re-driven" : "discarded", letter.resolvedBy()));
             case TAKEN -> throw conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
                     outcome.claim().claimedAt(), outcome.claim().expiresAt()));
             default -> throw conflict(BillingMessage.BILLING0249E.format(id, "changed"));

@@ -5,13 +5,23 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceException;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
+import javax.sql.DataSource;
 
-/** Invoice creation and queries (Jakarta Persistence, container-managed JTA). */
+/**
+ * Invoice creation and queries (Jakarta Persistence, container-managed JTA). Each query first takes a connection of
+ * the datasource ({@link #connectionAvailable()}): while the database refuses connections that fails at once, where
+ * EclipseLink takes the failure for a lost connection, waits (its delay between connection attempts, seconds) and
+ * tries again, so that a read answered 503, and readiness ({@link UnmailedInvoicesCheck}) DOWN, only after a
+ * probe's timeout.
+ */
 @ApplicationScoped
 public class Invoices {
 
@@ -27,6 +37,9 @@ public class Invoices {
 
     @Resource
     TransactionSynchronizationRegistry transactions;
+    /** The persistence unit's datasource (persistence.xml), for {@link #connectionAvailable()}. */
+    @Resource(lookup = "jdbc/billing")
+    DataSource dataSource;
     @Inject
     BillingSchema schema;
     @Inject
@@ -88,6 +101,7 @@ public class Invoices {
      * @return those invoices
      */
     public List<Invoice> unmailed(Duration olderThan, int limit) {
+        connectionAvailable();
         return em.createQuery("SELECT i FROM Invoice i WHERE i.mailedAt IS NULL AND i.createdAt < :before "
                         + "ORDER BY i.createdAt", Invoice.class)
                 .setParameter("before", OffsetDateTime.now().minus(olderThan))
@@ -100,6 +114,7 @@ public class Invoices {
      * @return how many invoices older than that have no mail recorded
      */
     public long unmailedCount(Duration olderThan) {
+        connectionAvailable();
         return em.createQuery("SELECT count(i) FROM Invoice i WHERE i.mailedAt IS NULL AND i.createdAt < :before",
                         Long.class)
                 .setParameter("before", OffsetDateTime.now().minus(olderThan))
@@ -112,6 +127,7 @@ public class Invoices {
      * @return the invoices
      */
     public List<Invoice> list(String orderId, int limit) {
+        connectionAvailable();
         String where = orderId == null ? "" : " WHERE i.orderId = :orderId";
         var query = em.createQuery("SELECT i FROM Invoice i" + where + " ORDER BY i.id DESC", Invoice.class)
                 .setMaxResults(limit);
@@ -123,6 +139,21 @@ public class Invoices {
 
     /** @return the number of invoices */
     public long count() {
+        connectionAvailable();
         return em.createQuery("SELECT count(i) FROM Invoice i", Long.class).getSingleResult();
+    }
+
+    /**
+     * Takes a connection of the datasource and gives it back: from the pool, checked, at once; while the database
+     * refuses connections a new one is refused at once too.
+     *
+     * @throws PersistenceException with the pool's {@link SQLException} as its cause when no connection can be had
+     */
+    private void connectionAvailable() {
+        try (Connection connection = dataSource.getConnection()) {
+            // nothing to do: the connection was had
+        } catch (SQLException e) {
+            throw new PersistenceException("the billing database gives no connection: " + e.getMessage(), e);
+        }
     }
 }

@@ -58,7 +58,8 @@ public class InboxStatistics {
      *                       estimated rows)
      * @param totalDeleted   rows removed by all runs, a running total
      * @param totalBatches   DELETE transactions of all runs
-     * @param lastError      why the last run failed, {@code null} when it succeeded
+     * @param lastError      why the last run failed, {@code null} when it succeeded, and while this server's
+     *                       purge has not run since it started (an error recorded before is not news then)
      * @param lastErrorAt    when it failed
      * @param overdue        no successful run within {@value InboxConfig#PURGE_OVERDUE_AFTER} (default PT1H),
      *                       or the last run failed
@@ -175,28 +176,53 @@ public class InboxStatistics {
             if (!rs.next()) {
                 return Optional.empty();
             }
-            OffsetDateTime finished = rs.getObject(2, OffsetDateTime.class);
-            String error = rs.getString(5);
-            OffsetDateTime now = rs.getObject(7, OffsetDateTime.class);
-            OffsetDateTime started = rs.getObject(1, OffsetDateTime.class);
-            OffsetDateTime lastGood = finished != null ? finished : started; // never succeeded: count from the first try
-            boolean overdue = error != null
-                    || lastGood != null && Duration.between(lastGood, now).compareTo(overdueAfter) > 0;
-            OffsetDateTime recordedErrorAt = rs.getObject(6, OffsetDateTime.class);
-            OffsetDateTime errorAt = recordedErrorAt;
-            Optional<InboxPurge.Failure> unrecorded = purge.unrecordedFailure().filter(f ->
-                    (finished == null || f.at().isAfter(finished)) && (recordedErrorAt == null || f.at().isAfter(recordedErrorAt)));
-            if (unrecorded.isPresent()) {
-                // this server's last run failed while the database could not record it: that is the latest news
-                error = unrecorded.get().error();
-                errorAt = unrecorded.get().at();
-                overdue = true;
-            }
-            return Optional.of(new PurgeStatus(started, finished, rs.getLong(3),
-                    rs.getLong(4), rs.getLong(8), error, errorAt, overdue, overdueAfter));
+            return Optional.of(status(rs.getObject(1, OffsetDateTime.class), rs.getObject(2, OffsetDateTime.class),
+                    rs.getLong(3), rs.getLong(4), rs.getLong(8), rs.getString(5),
+                    rs.getObject(6, OffsetDateTime.class), rs.getObject(7, OffsetDateTime.class), overdueAfter,
+                    purge.unrecordedFailure(), purge.ranSinceStart()));
         } catch (SQLException e) {
             throw new IllegalStateException(InboxMessage.INBOX0308E.format(e.getMessage()), e);
         }
+    }
+
+    /**
+     * The purge's status from its state row and this server's own news.
+     *
+     * @param started         the row's {@code last_started_at}
+     * @param finished        the row's {@code last_finished_at} (the last success)
+     * @param lastDeleted     the row's {@code last_deleted}
+     * @param totalDeleted    the row's {@code total_deleted}
+     * @param totalBatches    the row's {@code total_batches}
+     * @param recordedError   the row's {@code last_error}
+     * @param recordedErrorAt the row's {@code last_error_at}
+     * @param now             the database's time
+     * @param overdueAfter    {@value InboxConfig#PURGE_OVERDUE_AFTER}
+     * @param unrecorded      this server's last failed run that the row could not record
+     * @param ranSinceStart   whether this server's purge has run since the application started: an error recorded
+     *                        before that (a run cut by the last stop, or made before the tables were ready at start)
+     *                        is no news until the purge has run again and recorded its own outcome; overdue is then
+     *                        only a last success that is too old
+     * @return the status
+     */
+    static PurgeStatus status(OffsetDateTime started, OffsetDateTime finished, long lastDeleted, long totalDeleted,
+                              long totalBatches, String recordedError, OffsetDateTime recordedErrorAt,
+                              OffsetDateTime now, Duration overdueAfter, Optional<InboxPurge.Failure> unrecorded,
+                              boolean ranSinceStart) {
+        OffsetDateTime lastGood = finished != null ? finished : started; // never succeeded: count from the first try
+        boolean old = lastGood != null && Duration.between(lastGood, now).compareTo(overdueAfter) > 0;
+        String error = ranSinceStart ? recordedError : null;
+        OffsetDateTime errorAt = error == null ? null : recordedErrorAt;
+        boolean overdue = error != null || old;
+        Optional<InboxPurge.Failure> news = unrecorded.filter(f ->
+                (finished == null || f.at().isAfter(finished)) && (recordedErrorAt == null || f.at().isAfter(recordedErrorAt)));
+        if (news.isPresent()) {
+            // this server's last run failed while the database could not record it: that is the latest news
+            error = news.get().error();
+            errorAt = news.get().at();
+            overdue = true;
+        }
+        return new PurgeStatus(started, finished, lastDeleted, totalDeleted, totalBatches, error, errorAt, overdue,
+                overdueAfter);
     }
 
     private static void count(Connection connection, String sql, Map<String, long[]> rows, int column)

@@ -92,9 +92,9 @@ class BadInputIT {
     }
 
     // one row per bad record and consumer however often it comes (schema V7): the same bytes count on the row
-    private static final String TOMBSTONES = "SELECT coalesce(sum(deliveries), 0) FROM inbox_dead_letter WHERE consumer = 'billing' "
+    private static final String TOMBSTONES = "SELECT coalesce(sum(deliveries), 0) FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing' "
             + "AND payload IS NULL AND payload_bytes IS NULL AND error LIKE '%the payload is null%'";
-    private static final String EMPTY = "SELECT coalesce(sum(deliveries), 0) FROM inbox_dead_letter WHERE consumer = 'billing' "
+    private static final String EMPTY = "SELECT coalesce(sum(deliveries), 0) FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing' "
             + "AND payload = '' AND error LIKE '%the payload is empty%'";
 
     @Test
@@ -148,17 +148,22 @@ class BadInputIT {
             assertTrue(error(consumer, currency).contains("currency 'XYZ' is not an ISO 4217 currency code"), error(consumer, currency));
             assertTrue(error(consumer, large).contains("is " + utf8(largeValue).length + " bytes, more than the 65536"),
                     error(consumer, large));
-            assertEquals(utf8(largeValue).length, db.number("SELECT octet_length(payload) FROM inbox_dead_letter "
+            assertEquals(utf8(largeValue).length, db.number("SELECT octet_length(payload) FROM " + Db.DEAD_LETTERS + " "
                     + "WHERE consumer = ? AND event_id = ?", consumer, large), "the large value is kept whole for re-drive");
         }
+        // refused by both consumers, stored once (schema V14): before, each dead letter held its own copy
+        assertEquals(1, db.number("SELECT count(DISTINCT payload_ref) FROM inbox_dead_letter WHERE event_id = ? "
+                + "AND consumer IN ('billing', 'analytics')", large), "one payload shared by the two dead letters");
+        assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter_payload WHERE payload LIKE ?",
+                "{\"event_id\":\"" + large + "\"%"), "the large value is stored once");
         // no event id can be read from these: dead-lettered without one, found by payload
-        String malformedError = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'billing' AND payload LIKE ?",
+        String malformedError = db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing' AND payload LIKE ?",
                 "%" + malformed + "%");
         assertTrue(malformedError.contains("payload is not valid JSON"), malformedError);
-        String trailingError = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'billing' AND payload LIKE ?",
+        String trailingError = db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing' AND payload LIKE ?",
                 "%" + run + "-trailing%");
         assertTrue(trailingError.contains("payload is not valid JSON"), trailingError);
-        String nonUtf8Row = "SELECT %s FROM inbox_dead_letter WHERE consumer = 'billing' AND payload_bytes = decode(?, 'hex')";
+        String nonUtf8Row = "SELECT %s FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing' AND payload_bytes = decode(?, 'hex')";
         String hex = HexFormat.of().formatHex(nonUtf8);
         assertTrue(db.text(nonUtf8Row.formatted("error"), hex).contains("not valid UTF-8"),
                 "the non-UTF-8 value is dead-lettered byte for byte, with its reason");
@@ -209,7 +214,7 @@ class BadInputIT {
             // each conflicting payload keeps a row of its own (until schema V9 the third overwrote the second, which
             // was then stored nowhere); a payload delivered again counts on its row
             assertEquals(List.of(other.json() + " 2", third.json() + " 1"), db.texts("SELECT payload || ' ' || "
-                    + "deliveries FROM inbox_dead_letter WHERE consumer = ? AND event_id = ? ORDER BY id", consumer,
+                    + "deliveries FROM " + Db.DEAD_LETTERS + " WHERE consumer = ? AND event_id = ? ORDER BY id", consumer,
                     eventId), "the dead letters hold the conflicting payloads, not the processed one");
             assertEquals(32, db.number("SELECT octet_length(payload_sha256) FROM inbox WHERE consumer = ? AND event_id = ?",
                     consumer, eventId), "the inbox row keeps the processed payload's SHA-256");

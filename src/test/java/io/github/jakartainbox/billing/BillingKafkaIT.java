@@ -120,7 +120,7 @@ class BillingKafkaIT {
     @Test
     void invalidEventsAreDeadLetteredAndTheChannelGoesOn() throws Exception {
         String run = "kafka-bad-" + UUID.randomUUID();
-        String emptyPayloads = "SELECT coalesce(sum(deliveries), 0) FROM inbox_dead_letter WHERE payload = '' "
+        String emptyPayloads = "SELECT coalesce(sum(deliveries), 0) FROM " + Db.DEAD_LETTERS + " WHERE payload = '' "
                 + "AND error LIKE '%payload is empty%'"; // one row per consumer, counting its deliveries (schema V7)
         long emptyBefore = db.number(emptyPayloads);
         String good = "{\"customer_email\":\"x@example.com\",\"amount\":\"1.00\",\"currency\":\"EUR\",";
@@ -151,10 +151,10 @@ class BillingKafkaIT {
         sendMarkerAndAwait(run);
         assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", run + "-%"), "nothing invoiced");
         for (String consumer : List.of("billing", "analytics")) {
-            assertEquals(8, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = ? AND payload LIKE ?",
+            assertEquals(8, db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE consumer = ? AND payload LIKE ?",
                     consumer, "%" + run + "%"), consumer + ": one dead letter per bad event");
         }
-        String amountError = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'billing' AND payload LIKE ?",
+        String amountError = db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing' AND payload LIKE ?",
                 "%" + run + "-amount%");
         assertTrue(amountError.contains("field 'amount' must be a non-empty JSON string"), amountError);
         assertEquals(emptyBefore + 2, db.number(emptyPayloads), "the empty payload is dead-lettered for both consumers");
@@ -194,7 +194,7 @@ class BillingKafkaIT {
                 + "AND event_id = ?", poisonId), "dead-lettered after the 3 attempts");
         assertTrue(db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe-kafka' AND event_id = ?",
                 poisonId).contains("poison order"));
-        assertTrue(db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe-kafka' AND payload LIKE ?",
+        assertTrue(db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'probe-kafka' AND payload LIKE ?",
                 "%" + run + "-no-header%").contains("Kafka header 'ce_id'"));
     }
 }

@@ -116,9 +116,9 @@ class CrossSiteIT {
 
     private long openDeadLetter(String eventId, String orderId) {
         String payload = SampleEvents.event(eventId, orderId, "9.99", "EUR").json();
-        return db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts, payload_sha256) "
-                + "VALUES ('billing', ?, ?, 'simulated failure', 3, sha256(convert_to(?, 'UTF8'))) RETURNING id",
-                eventId, payload, payload);
+        return db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts, payload_sha256) "
+                + "VALUES ('billing', ?, decode(?, 'hex'), 'simulated failure', 3, sha256(convert_to(?, 'UTF8'))) "
+                + "RETURNING id", eventId, db.deadLetterPayload(payload), payload);
     }
 
     /** A JSON order as an HTML form with enctype text/plain sends it: {@code name=value}, the '=' inside a string. */

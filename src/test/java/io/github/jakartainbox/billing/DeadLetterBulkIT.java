@@ -94,7 +94,7 @@ class DeadLetterBulkIT {
                 && discarded.body().contains("\"alreadyTaken\":0") && discarded.body().contains("\"refused\":{}"),
                 discarded.body());
         assertEquals(0, open("billing"), "none of the group is open");
-        assertEquals(3, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'billing' AND payload LIKE ? "
+        assertEquals(3, db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing' AND payload LIKE ? "
                 + "AND discarded_at IS NOT NULL AND resolved_by = 'operator'", "%bulk-" + run + "-%"));
         assertEquals(3, open("analytics"), "the other consumer's group is left alone");
     }
@@ -104,15 +104,16 @@ class DeadLetterBulkIT {
     void aReDriveByIdsCountsWhatWasDoneTakenAndRefused() throws Exception {
         String eventId = UUID.randomUUID().toString();
         String orderId = "bulk-ids-" + eventId;
-        long good = db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts, "
-                + "payload_sha256) VALUES ('billing', ?, ?, 'simulated', 3, sha256(convert_to(?, 'UTF8'))) RETURNING id",
-                eventId, SampleEvents.event(eventId, orderId, "3.00", "EUR").json(),
+        long good = db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts, "
+                + "payload_sha256) VALUES ('billing', ?, decode(?, 'hex'), 'simulated', 3, sha256(convert_to(?, 'UTF8'))) "
+                + "RETURNING id", eventId, db.deadLetterPayload(SampleEvents.event(eventId, orderId, "3.00", "EUR").json()),
                 SampleEvents.event(eventId, orderId, "3.00", "EUR").json());
-        long noId = db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts) "
-                + "VALUES ('billing', NULL, ?, 'simulated', 1) RETURNING id", "{\"x\":\"" + eventId + "\"}");
-        long claimed = db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts, "
-                + "redrive_claimed_at, redrive_claimed_by) VALUES ('billing', ?, '{}', 'simulated', 1, now(), 'other') "
-                + "RETURNING id", UUID.randomUUID().toString());
+        long noId = db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts) "
+                + "VALUES ('billing', NULL, decode(?, 'hex'), 'simulated', 1) RETURNING id",
+                db.deadLetterPayload("{\"x\":\"" + eventId + "\"}"));
+        long claimed = db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts, "
+                + "redrive_claimed_at, redrive_claimed_by) VALUES ('billing', ?, decode(?, 'hex'), 'simulated', 1, now(), "
+                + "'other') RETURNING id", UUID.randomUUID().toString(), db.deadLetterPayload("{}"));
         HttpResponse<String> answer = bulk("{\"action\":\"redrive\",\"ids\":[" + good + "," + noId + "," + claimed
                 + "]}", Api.OPERATOR);
         assertEquals(200, answer.statusCode(), answer.body());

@@ -151,7 +151,7 @@ class EventContractIT {
                 "neither the first nor the last amount was invoiced");
         assertEquals(0, db.number("SELECT count(*) FROM inbox WHERE event_id = ?", id), "nor counted");
         for (String consumer : CONSUMERS) {
-            String error = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = ? AND payload = ?", consumer,
+            String error = db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = ? AND payload = ?", consumer,
                     twice);
             assertNotNull(error, consumer + " dead-lettered the ambiguous object");
             assertTrue(error.contains("'amount'") && error.contains("more than once"), error);

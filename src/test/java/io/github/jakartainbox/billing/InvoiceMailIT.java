@@ -238,7 +238,7 @@ class InvoiceMailIT {
             for (Event e : events) {
                 assertTrue(unmailed.body().contains(e.orderId()), "unmailed lists " + e.orderId());
             }
-            assertEquals(0, jdbc.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'mailer' "
+            assertEquals(0, jdbc.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'mailer' "
                     + "AND payload LIKE ?", "%" + run + "-%"), "nothing given up");
         } finally {
             smtpServer("start");

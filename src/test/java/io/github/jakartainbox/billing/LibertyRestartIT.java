@@ -201,7 +201,7 @@ class LibertyRestartIT {
         assertEquals(total, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern),
                 "exactly one invoice per distinct event: none lost, none duplicated");
         assertEquals(total, db.number("SELECT count(DISTINCT order_id) FROM invoice WHERE order_id LIKE ?", pattern));
-        assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter WHERE payload LIKE ?", "%" + pattern + "%"),
+        assertEquals(0, db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE payload LIKE ?", "%" + pattern + "%"),
                 "no event dead-lettered");
         assertEquals(2L * total, db.number("SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
                 + "WHERE v.order_id LIKE ?", pattern), "one inbox row per consumer and event");

@@ -95,7 +95,7 @@ class MailFailuresRestartIT {
         String refusedError = awaitDeadLetter(db, refusedTo);
         assertAll("refused with 550 (REJECT_550)",
                 () -> assertTrue(refusedError.startsWith("BILLING0130E") && refusedError.contains("550"), refusedError),
-                () -> assertEquals(1, db.number("SELECT attempts FROM inbox_dead_letter WHERE consumer = 'mailer' "
+                () -> assertEquals(1, db.number("SELECT attempts FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'mailer' "
                         + "AND payload LIKE ?", "%" + refusedTo + "%"), "one attempt"),
                 () -> assertEquals(1, refused.events(), "one RCPT, no retry"),
                 () -> assertEquals(0, Mailbox.of(refusedTo).size(), "nothing at GreenMail"),
@@ -180,7 +180,7 @@ class MailFailuresRestartIT {
                 () -> assertOneCopy(db, downTo, true),
                 () -> assertStatus(db, downTo, "sent", true),
                 () -> assertNoDeadLetter(db, downTo));
-        assertEquals(4, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'mailer' AND payload LIKE ?",
+        assertEquals(4, db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'mailer' AND payload LIKE ?",
                 "%" + run + "%"), "four dead letters in all: the refused mail and the three uncertain ones");
     }
 
@@ -212,7 +212,7 @@ class MailFailuresRestartIT {
         String expected = sent
                 ? poll(() -> db.text("SELECT mail_message_id FROM invoice WHERE customer_email = ?", to),
                         id -> id != null, WAIT)
-                : "<" + db.text("SELECT d.event_id FROM inbox_dead_letter d WHERE d.consumer = 'mailer' AND d.payload "
+                : "<" + db.text("SELECT d.event_id FROM " + Db.DEAD_LETTERS_D + " WHERE d.consumer = 'mailer' AND payload "
                 + "LIKE ?", "%" + to + "%") + "@invoices.billing.jakarta-inbox>";
         assertEquals(1, mails.size(), to + ": mails at GreenMail " + mails.stream().map(Mailbox.Mail::messageId).toList());
         assertEquals(expected, mails.get(0).messageId(), to + ": the Message-ID of its invoices.issued event");
@@ -229,7 +229,7 @@ class MailFailuresRestartIT {
     }
 
     private static void assertNoDeadLetter(Db db, String to) {
-        assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter WHERE payload LIKE ?", "%" + to + "%"), to);
+        assertEquals(0, db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE payload LIKE ?", "%" + to + "%"), to);
     }
 
     /** The compensation query lists the invoice with that status and a reason containing {@code reason}. */
@@ -248,7 +248,7 @@ class MailFailuresRestartIT {
 
     /** @return the error of the mailer's dead letter whose payload names the address, once there is one */
     private static String awaitDeadLetter(Db db, String to) throws Exception {
-        String sql = "SELECT error FROM inbox_dead_letter WHERE consumer = 'mailer' AND payload LIKE ?";
+        String sql = "SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'mailer' AND payload LIKE ?";
         String error = poll(() -> db.text(sql, "%" + to + "%"), e -> e != null, WAIT);
         assertNotNull(error, "a dead letter for " + to + " within " + WAIT.toSeconds() + " s");
         return error;

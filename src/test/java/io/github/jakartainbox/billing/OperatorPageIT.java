@@ -97,8 +97,9 @@ class OperatorPageIT {
     }
 
     private long deadLetter(String consumer, String eventId, String payload) {
-        return db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts) "
-                + "VALUES (?, ?, ?, 'simulated failure for the page', 3) RETURNING id", consumer, eventId, payload);
+        return db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts) "
+                + "VALUES (?, ?, decode(?, 'hex'), 'simulated failure for the page', 3) RETURNING id", consumer, eventId,
+                db.deadLetterPayload(payload));
     }
 
     @Test
@@ -200,8 +201,9 @@ class OperatorPageIT {
         String failure = "io.github.pagetest.Group" + UUID.randomUUID().toString().replace("-", "").substring(0, 12)
                 + "Exception";
         for (int i = 0; i < 3; i++) {
-            db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts) VALUES ('billing', "
-                    + "?, '{}', ?, 1) RETURNING id", UUID.randomUUID().toString(), failure + ": page group " + i);
+            db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts) VALUES ('billing', "
+                    + "?, decode(?, 'hex'), ?, 1) RETURNING id", UUID.randomUUID().toString(), db.deadLetterPayload("{}"),
+                    failure + ": page group " + i);
         }
         By group = By.cssSelector("#dead-letter-groups tr[data-failure='" + failure + "']");
 

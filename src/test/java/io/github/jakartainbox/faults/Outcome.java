@@ -63,7 +63,7 @@ record Outcome(String fault, int events, long records, long extraDeliveries, lon
         List<String> deadAnalytics = deadLetters(db, "analytics");
         // the mails scenario 11's SMTP server refuses or leaves without a final reply are dead-lettered by design; the
         // chain's checks tell whether each such invoice ended as its customer's fault calls for
-        long goodDead = db.number("SELECT count(*) FROM inbox_dead_letter WHERE coalesce(payload, '') NOT LIKE ? "
+        long goodDead = db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE coalesce(payload, '') NOT LIKE ? "
                 + "AND NOT (consumer = 'mailer' AND (error LIKE 'BILLING0130E%' OR error LIKE 'BILLING0132E%') "
                 + "AND payload ~ '\"customer_email\":\"(refused|stalled|dropped|cut)-')", "%" + FaultRun.POISON + "%");
         if (run.sideEffectsOfLostCommits) {
@@ -91,7 +91,7 @@ record Outcome(String fault, int events, long records, long extraDeliveries, lon
 
     /** @return the payloads the consumer dead-lettered with a non-empty reason */
     private static List<String> deadLetters(Db db, String consumer) {
-        return db.texts("SELECT coalesce(payload, '') FROM inbox_dead_letter WHERE consumer = ? "
+        return db.texts("SELECT coalesce(payload, '') FROM " + Db.DEAD_LETTERS + " WHERE consumer = ? "
                 + "AND btrim(coalesce(error, '')) <> ''", consumer);
     }
 

@@ -108,6 +108,24 @@ public final class Db {
         });
     }
 
+    /** The dead letters with their payloads (schema V14: each payload stored once, shared), for a query's FROM. */
+    public static final String DEAD_LETTERS = "inbox_dead_letter LEFT JOIN inbox_dead_letter_payload USING (payload_ref)";
+    /** {@link #DEAD_LETTERS} with the dead letters as {@code d}. */
+    public static final String DEAD_LETTERS_D = "inbox_dead_letter d LEFT JOIN inbox_dead_letter_payload USING (payload_ref)";
+
+    /**
+     * Stores a dead letter's payload text as the inbox does (schema V14: once, keyed by the SHA-256 of its UTF-8), for a
+     * test that writes dead letters itself: bind the answer as {@code decode(?, 'hex')} for {@code payload_ref}.
+     *
+     * @param payload the payload text
+     * @return the payload's key, in hex
+     */
+    public String deadLetterPayload(String payload) {
+        return text("WITH p AS (INSERT INTO inbox_dead_letter_payload (payload_ref, payload) "
+                + "VALUES (sha256(convert_to(?, 'UTF8')), ?) ON CONFLICT (payload_ref) DO NOTHING) "
+                + "SELECT encode(sha256(convert_to(?, 'UTF8')), 'hex')", payload, payload, payload);
+    }
+
     /** @return the first column of the first row as text, {@code null} when there is no row */
     public String text(String sql, Object... params) {
         return query(sql, params, rs -> rs.next() ? rs.getString(1) : null);

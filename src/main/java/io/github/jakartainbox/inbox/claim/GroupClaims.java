@@ -17,8 +17,8 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * of an INSERT of its own. A delivery that is not, by reference, the message and payload read ahead (a converter
  * between the Kafka value and the method's parameter type makes a new one) reads its own event id, and if it differs
  * from the one read ahead the group fails and rolls back, so that no event is ever claimed that was not the one
- * processed. A group cut short gives back the claims of the
- * messages it did not deliver before it commits ({@link #beforeCommit}).
+ * processed. Before it commits ({@link #beforeCommit}) a group gives back the claims of the messages it did not
+ * deliver (it was cut short), and resolves the open dead letters of the events it processed.
  */
 public final class GroupClaims implements DeliveryGroup.Claims {
 
@@ -105,13 +105,15 @@ public final class GroupClaims implements DeliveryGroup.Claims {
 
     @Override
     public void beforeCommit(int delivered) throws SQLException {
+        List<InboxClaim.Claim> processed = new ArrayList<>();
         List<InboxClaim.Claim> undelivered = new ArrayList<>();
-        for (int i = delivered; i < claims.size(); i++) {
+        for (int i = 0; i < claims.size(); i++) {
             if (results[i] == InboxClaim.Result.NEW) {
-                undelivered.add(claims.get(i));
+                (i < delivered ? processed : undelivered).add(claims.get(i));
             }
         }
         inbox.release(consumer, undelivered);
+        inbox.resolveDeadLetters(consumer, processed);
     }
 
     /** A delivery's event is not the one read ahead for it: the group rolls back. */

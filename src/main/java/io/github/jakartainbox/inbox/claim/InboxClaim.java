@@ -2,6 +2,7 @@ package io.github.jakartainbox.inbox.claim;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
+import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
 import io.github.jakartainbox.inbox.delivery.ConsumerSettings;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
@@ -163,7 +164,13 @@ public class InboxClaim {
             throw new IllegalStateException(InboxMessage.INBOX0009E.format());
         }
         try (Connection connection = database.connection()) {
-            return claimOn(connection, consumer, eventId, fingerprint, month);
+            Result result = claimOn(connection, consumer, eventId, fingerprint, month);
+            if (result == Result.NEW) {
+                // processed in this transaction, or not at all: a dead letter of the event is resolved with it
+                InboxDeadLetters.resolveProcessed(connection, consumer, java.util.List.of(eventId),
+                        java.util.Collections.singletonList(fingerprint));
+            }
+            return result;
         } catch (SQLException e) {
             if (month != null && "23514".equals(e.getSQLState())) {
                 throw new UnprocessableEventException(InboxMessage.INBOX0232E.format(month), e);
@@ -208,6 +215,24 @@ public class InboxClaim {
      * @param claims   the events to give back (each one that {@link #claimAll} found {@code NEW})
      * @throws SQLException when the statement fails; the transaction must then roll back
      */
+    /**
+     * Resolves, in the caller's transaction, the open dead letters of the events a group claimed and delivered
+     * ({@link InboxDeadLetters#resolveProcessed}).
+     *
+     * @param consumer the consumer name
+     * @param claims   the events the group processed (each one that {@link #claimAll} found {@code NEW})
+     * @throws SQLException when the statement fails; the transaction must then roll back
+     */
+    void resolveDeadLetters(String consumer, java.util.List<Claim> claims) throws SQLException {
+        if (claims.isEmpty()) {
+            return;
+        }
+        try (Connection connection = database.connection()) {
+            InboxDeadLetters.resolveProcessed(connection, consumer, claims.stream().map(Claim::eventId).toList(),
+                    claims.stream().map(Claim::fingerprint).collect(java.util.stream.Collectors.toList()));
+        }
+    }
+
     void release(String consumer, java.util.List<Claim> claims) throws SQLException {
         if (claims.isEmpty()) {
             return;

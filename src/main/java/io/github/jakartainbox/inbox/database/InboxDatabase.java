@@ -135,8 +135,10 @@ public class InboxDatabase {
             } else {
                 try (Connection connection = found.getConnection(); Statement statement = connection.createStatement()) {
                     statement.execute("SELECT consumer, event_id, processed_at FROM inbox WHERE false");
-                    statement.execute("SELECT consumer, event_id, payload, error, attempts, deliveries, payload_sha256, "
+                    statement.execute("SELECT consumer, event_id, payload_ref, error, attempts, deliveries, payload_sha256, "
                             + "redrive_claimed_at, redrive_claimed_by FROM inbox_dead_letter WHERE false");
+                    statement.execute("SELECT payload_ref, payload, payload_bytes FROM inbox_dead_letter_payload "
+                            + "WHERE false");
                     statement.execute("SELECT last_finished_at FROM inbox_purge_state WHERE false");
                     statement.execute("SELECT consumer_group, topic, kafka_partition, next_offset "
                             + "FROM inbox_kafka_offset WHERE false");

@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Records deliveries that could not be processed in table {@code inbox_dead_letter}, each with an entry in
@@ -19,11 +20,12 @@ import java.sql.Types;
 public class DeadLetterStore {
 
     private static final String INSERT = "INSERT INTO inbox_dead_letter AS d "
-            + "(consumer, event_id, payload, payload_bytes, error, attempts, first_failed_at, last_failed_at, "
-            + "payload_sha256, deliveries) VALUES (?, ?, ?, ?, ?, ?, now(), now(), ?, 1) ";
+            + "(consumer, event_id, payload_ref, error, attempts, first_failed_at, last_failed_at, "
+            + "payload_sha256, deliveries) VALUES (?, ?, (SELECT ref FROM payload), ?, ?, now(), now(), ?, 1) ";
 
     private static final String ON_CONFLICT_UPDATE = " DO UPDATE SET "
-            + "payload = EXCLUDED.payload, payload_bytes = EXCLUDED.payload_bytes, error = EXCLUDED.error, "
+            // the same bytes (payload_sha256 is in the key): a payload kept before stays when this one could not be
+            + "payload_ref = coalesce(EXCLUDED.payload_ref, d.payload_ref), error = EXCLUDED.error, "
             + "attempts = d.attempts + EXCLUDED.attempts, deliveries = d.deliveries + 1, "
             + "payload_sha256 = EXCLUDED.payload_sha256, last_failed_at = now(), redriven_at = NULL, "
             // a discarded event stays discarded when it fails again (re-delivered, or re-driven for another
@@ -83,22 +85,25 @@ public class DeadLetterStore {
      */
     public void record(String consumer, String eventId, String payload, byte[] bytes, String error, int attempts,
                 byte[] sha256) throws SQLException {
+        String text = bytes == null ? Failures.storable(payload) : null;
+        byte[] stored = bytes != null ? bytes : text == null ? null : text.getBytes(StandardCharsets.UTF_8);
         try (Connection connection = database.connection();
              PreparedStatement insert = connection.prepareStatement(withHistory(eventId == null
                      ? RECORD_WITHOUT_ID_SQL : RECORD_SQL))) {
-            insert.setString(1, consumer);
+            insert.setBytes(1, stored == null ? null : sha256(stored));
+            insert.setString(2, text);
+            insert.setBytes(3, bytes);
+            insert.setString(4, consumer);
             if (eventId == null) {
-                insert.setNull(2, Types.VARCHAR);
+                insert.setNull(5, Types.VARCHAR);
             } else {
-                insert.setString(2, eventId);
+                insert.setString(5, eventId);
             }
-            insert.setString(3, Failures.storable(payload));
-            insert.setBytes(4, bytes);
-            insert.setString(5, Failures.storable(error.length() > MAX_ERROR_CHARS ? error.substring(0, MAX_ERROR_CHARS) : error));
-            insert.setInt(6, attempts);
-            insert.setBytes(7, sha256 == null ? NO_PAYLOAD : sha256);
-            insert.setInt(8, attempts);
-            insert.setString(9, Failures.storable(DeadLetterHistory.shortError(error)));
+            insert.setString(6, Failures.storable(error.length() > MAX_ERROR_CHARS ? error.substring(0, MAX_ERROR_CHARS) : error));
+            insert.setInt(7, attempts);
+            insert.setBytes(8, sha256 == null ? NO_PAYLOAD : sha256);
+            insert.setInt(9, attempts);
+            insert.setString(10, Failures.storable(DeadLetterHistory.shortError(error)));
             try (ResultSet rs = insert.executeQuery()) {
                 if (rs.next()) {
                     DeadLetterHistory.trim(connection, rs.getLong(1));
@@ -113,7 +118,24 @@ public class DeadLetterStore {
      *         statement; answers the dead letter's id
      */
     static String withHistory(String record) {
-        return "WITH written AS (" + record + " RETURNING d.id) INSERT INTO inbox_dead_letter_history "
+        return "WITH " + PAYLOAD + ", written AS (" + record + " RETURNING d.id) INSERT INTO inbox_dead_letter_history "
                 + "(dead_letter_id, kind, attempts, error) SELECT id, 'failed', ?, ? FROM written RETURNING dead_letter_id";
+    }
+
+    /**
+     * The payload, stored once in {@code inbox_dead_letter_payload} under the SHA-256 of its bytes (schema version 14)
+     * and shared by every dead letter of it (several consumers of a topic refusing one record); a null key keeps no
+     * payload. A row already there holds the same bytes: nothing is written then.
+     */
+    static final String PAYLOAD = "payload(ref, text, bytes) AS (SELECT ?::bytea, ?::text, ?::bytea), "
+            + "stored AS (INSERT INTO inbox_dead_letter_payload (payload_ref, payload, payload_bytes) "
+            + "SELECT ref, text, bytes FROM payload WHERE ref IS NOT NULL ON CONFLICT (payload_ref) DO NOTHING)";
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256 (MessageDigest)", e);
+        }
     }
 }

@@ -56,6 +56,9 @@ public class InboxDeadLetters {
             + "redriven_at, discarded_at, resolved_by, coalesce(octet_length(payload), octet_length(payload_bytes), 0), "
             + "payload_bytes IS NOT NULL, deliveries, redrive_claimed_at, redrive_claimed_by";
 
+    /** The dead letters with their payloads, each stored once and shared (schema version 14). */
+    private static final String ROWS = "inbox_dead_letter LEFT JOIN inbox_dead_letter_payload USING (payload_ref)";
+
     private static final String OPEN = "redriven_at IS NULL AND discarded_at IS NULL";
 
     /**
@@ -123,7 +126,9 @@ public class InboxDeadLetters {
      * @param attempts      processing attempts made (0 when none was possible)
      * @param firstFailedAt when it was first dead-lettered
      * @param lastFailedAt  when it was last dead-lettered
-     * @param redrivenAt    when an operator re-drove it, {@code null} if not
+     * @param redrivenAt    when an operator re-drove it, or its consumer processed the event since (a re-drive
+     *                      whose mark was lost, a replay: {@code resolvedBy} is {@value #PROCESSED_BY}{@code
+     *                      <consumer>}); {@code null} if neither
      * @param discardedAt   when an operator discarded it, {@code null} if not
      * @param resolvedBy    who re-drove or discarded it
      * @param payloadBytes  the payload's size in bytes (as stored)
@@ -143,6 +148,11 @@ public class InboxDeadLetters {
         public boolean open() {
             return redrivenAt == null && discardedAt == null;
         }
+
+        /** @return whether its consumer processed the event since, which closed it ({@link #resolveProcessed}) */
+        public boolean resolvedByProcessing() {
+            return redrivenAt != null && resolvedBy != null && resolvedBy.startsWith(PROCESSED_BY);
+        }
     }
 
     /**
@@ -159,8 +169,10 @@ public class InboxDeadLetters {
      * One entry of a dead letter's history.
      *
      * @param at             when it happened
-     * @param kind           {@code failed} (a delivery failed into the row), {@code redriven} or {@code discarded}
-     * @param actor          who re-drove or discarded it (the operator's principal); {@code null} for {@code failed}
+     * @param kind           {@code failed} (a delivery failed into the row), {@code redriven}, {@code discarded} or
+     *                       {@code processed} (the consumer processed the event since: {@link #resolveProcessed})
+     * @param actor          who re-drove or discarded it (the operator's principal), the consumer for
+     *                       {@code processed}; {@code null} for {@code failed}
      * @param attempts       {@code failed}: the processing attempts of that delivery; else {@code null}
      * @param error          {@code failed}: its reason, cut to 500 characters; else {@code null}
      * @param targetConsumer {@code redriven}: the one consumer the record was aimed at, {@code null} when every
@@ -342,12 +354,105 @@ public class InboxDeadLetters {
             update.setObject(4, claim.lastFailedAt());
             setRedriveEntry(update, 5, claim, operator, target, sent);
             if (update.executeUpdate() != 1) {
-                return false;
+                return completeProcessedRedrive(connection, claim, operator, target, sent);
             }
             DeadLetterHistory.trim(connection, claim.id());
             return true;
         }
     }
+
+    /**
+     * The consumer processed the re-driven record before the re-drive could mark its row: {@link #resolveProcessed}
+     * closed the row and entered this re-drive from its claim. Fills in where the record went and whom it was aimed
+     * at, and names the operator in {@code resolved_by} as a mark would have; the re-drive counts as done.
+     *
+     * @return whether the row was closed by processing under this very claim
+     */
+    private static boolean completeProcessedRedrive(Connection connection, RedriveClaim claim, String operator,
+                                                    String target, SentRecord sent) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("WITH entry AS (UPDATE inbox_dead_letter_history "
+                + "SET target_consumer = ?, destination = ?, record_partition = ?, record_offset = ? "
+                + "WHERE dead_letter_id = ? AND kind = 'redriven' AND at = ? AND actor = ? AND destination IS NULL "
+                + "AND EXISTS (SELECT FROM inbox_dead_letter WHERE id = ? AND resolved_by LIKE '"
+                + PROCESSED_BY.replace("'", "''") + "%' AND last_failed_at = ?) RETURNING dead_letter_id), "
+                + "credited AS (UPDATE inbox_dead_letter SET resolved_by = ? WHERE id IN (SELECT dead_letter_id "
+                + "FROM entry) RETURNING id) SELECT count(*) FROM credited")) {
+            update.setString(1, target);
+            update.setString(2, sent == null ? null : sent.destination());
+            update.setObject(3, sent == null ? null : sent.partition(), java.sql.Types.INTEGER);
+            update.setObject(4, sent == null ? null : sent.offset(), java.sql.Types.BIGINT);
+            update.setLong(5, claim.id());
+            update.setObject(6, claim.claimedAt());
+            update.setString(7, operator);
+            update.setLong(8, claim.id());
+            update.setObject(9, claim.lastFailedAt());
+            update.setString(10, operator);
+            try (ResultSet rs = update.executeQuery()) {
+                return rs.next() && rs.getInt(1) == 1;
+            }
+        }
+    }
+
+    /**
+     * The {@code resolved_by} of a dead letter resolved by its own consumer processing the event ({@link
+     * #resolveProcessed}), followed by the consumer's name.
+     */
+    public static final String PROCESSED_BY = "processing by consumer ";
+
+    /**
+     * Closes the open dead letters of events that the consumer has just claimed and processed, in the caller's
+     * transaction, so that they commit or roll back with the inbox rows: a re-drive whose mark was lost (the server
+     * stopped after the record was sent), or a replay of the event, leaves nothing open for an operator. Only the
+     * rows of the processed payload are closed (a row of another payload under the same event id was never
+     * processed), unless the consumer keeps no fingerprint. Each closed row gets {@code redriven_at},
+     * {@code resolved_by} {@value #PROCESSED_BY}{@code <consumer>} and a history entry {@code processed}; a re-drive
+     * claim found on the row is cleared and entered first as that re-drive ({@code redriven}, when it was asked for
+     * and by whom; where the record went is not known here), so the history shows it.
+     *
+     * @param connection   a connection in the transaction that claimed the events
+     * @param consumer     the consumer's inbox name
+     * @param eventIds     the normalized event ids just claimed as new
+     * @param fingerprints each event's payload SHA-256 in the same order, an element {@code null} when not kept
+     * @return how many dead letters were closed
+     * @throws SQLException when the statement fails; the transaction must then roll back
+     */
+    public static int resolveProcessed(Connection connection, String consumer, List<String> eventIds,
+                                       List<byte[]> fingerprints) throws SQLException {
+        if (eventIds.isEmpty()) {
+            return 0;
+        }
+        try (PreparedStatement update = connection.prepareStatement(RESOLVE_PROCESSED_SQL)) {
+            update.setArray(1, connection.createArrayOf("text", eventIds.toArray(String[]::new)));
+            update.setArray(2, connection.createArrayOf("text", fingerprints.stream()
+                    .map(f -> f == null ? null : java.util.HexFormat.of().formatHex(f)).toArray(String[]::new)));
+            update.setString(3, consumer);
+            update.setString(4, PROCESSED_BY + consumer);
+            update.setString(5, consumer);
+            try (ResultSet rs = update.executeQuery()) {
+                return rs.next() ? rs.getInt(1) : 0;
+            }
+        }
+    }
+
+    /**
+     * {@link #resolveProcessed}: the open rows found by one primary-key-prefix lookup per event ({@code LATERAL ...
+     * OFFSET 0}, as the claim's fingerprint read, so that a plan made while the table was small stays a lookup),
+     * closed, and their entries added; answers how many.
+     */
+    static final String RESOLVE_PROCESSED_SQL = "WITH found AS (SELECT x.id, x.redrive_claimed_at, x.redrive_claimed_by "
+            + "FROM unnest(?::text[], ?::text[]) AS k(e, f) CROSS JOIN LATERAL (SELECT id, redrive_claimed_at, "
+            + "redrive_claimed_by FROM inbox_dead_letter WHERE consumer = ? AND event_id = k.e "
+            + "AND event_id IS NOT NULL AND (k.f IS NULL OR payload_sha256 = decode(k.f, 'hex')) AND " + OPEN
+            + " OFFSET 0) x), "
+            + "closed AS (UPDATE inbox_dead_letter d SET redriven_at = now(), resolved_by = ?, "
+            + "redrive_claimed_at = NULL, redrive_claimed_by = NULL FROM found WHERE d.id = found.id "
+            + "AND d.redriven_at IS NULL AND d.discarded_at IS NULL "
+            + "RETURNING d.id, found.redrive_claimed_at, found.redrive_claimed_by), "
+            + "entries AS (INSERT INTO inbox_dead_letter_history (dead_letter_id, at, kind, actor) "
+            + "SELECT id, redrive_claimed_at, 'redriven', redrive_claimed_by FROM closed "
+            + "WHERE redrive_claimed_at IS NOT NULL "
+            + "UNION ALL SELECT id, clock_timestamp(), 'processed', ? FROM closed) "
+            + "SELECT count(*) FROM closed";
 
     /**
      * Adds a re-drive's history entry without changing the row: for a record that was sent although the row changed
@@ -455,7 +560,7 @@ public class InboxDeadLetters {
      */
     public List<DeadLetter> list(String consumer, boolean openOnly, int limit) throws SQLException {
         checkLimit(limit, MAX_LIMIT);
-        String sql = "SELECT " + COLUMNS + " FROM inbox_dead_letter WHERE (?::text IS NULL OR consumer = ?) "
+        String sql = "SELECT " + COLUMNS + " FROM " + ROWS + " WHERE (?::text IS NULL OR consumer = ?) "
                 + (openOnly ? "AND redriven_at IS NULL AND discarded_at IS NULL " : "")
                 + "ORDER BY last_failed_at DESC, id DESC LIMIT ?";
         try (Connection connection = database.connection();
@@ -481,7 +586,7 @@ public class InboxDeadLetters {
     public Optional<DeadLetter> find(long id) throws SQLException {
         try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement("SELECT " + COLUMNS
-                     + " FROM inbox_dead_letter WHERE id = ?")) {
+                     + " FROM " + ROWS + " WHERE id = ?")) {
             query.setLong(1, id);
             try (ResultSet rs = query.executeQuery()) {
                 return rs.next() ? Optional.of(row(rs)) : Optional.empty();
@@ -525,7 +630,7 @@ public class InboxDeadLetters {
     public Optional<byte[]> payload(long id) throws SQLException {
         try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement(
-                     "SELECT coalesce(convert_to(payload, 'UTF8'), payload_bytes) FROM inbox_dead_letter WHERE id = ?")) {
+                     "SELECT coalesce(convert_to(payload, 'UTF8'), payload_bytes) FROM " + ROWS + " WHERE id = ?")) {
             query.setLong(1, id);
             try (ResultSet rs = query.executeQuery()) {
                 return rs.next() ? Optional.ofNullable(rs.getBytes(1)) : Optional.empty();
@@ -544,7 +649,7 @@ public class InboxDeadLetters {
      */
     public Optional<DeadLetter> discarded(String consumer, String eventId) throws SQLException {
         try (Connection connection = database.connection();
-             PreparedStatement query = connection.prepareStatement("SELECT " + COLUMNS + " FROM inbox_dead_letter "
+             PreparedStatement query = connection.prepareStatement("SELECT " + COLUMNS + " FROM " + ROWS + " "
                      + "WHERE consumer = ? AND event_id = ? AND discarded_at IS NOT NULL ORDER BY discarded_at DESC "
                      + "LIMIT 1")) {
             query.setString(1, consumer);

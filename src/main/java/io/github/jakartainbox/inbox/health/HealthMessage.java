@@ -13,6 +13,7 @@ enum HealthMessage implements CataloguedMessage {
 
     HEALTH0001E(Level.SEVERE, "The inbox datasource {0} does not answer: {1}. Consumers wait until it does."),
     HEALTH0002E(Level.SEVERE, "The inbox schema in {0} is at version {1}, the application expects {2} (pending: {3})."),
+    HEALTH0003E(Level.SEVERE, "The inbox datasource {0} takes no writes: {1}. Consumers wait until it does."),
     HEALTH0101E(Level.SEVERE, "Channel {0} has no {1}; set mp.messaging.incoming.{0}.{1}."),
     HEALTH0102E(Level.SEVERE, "Channel {0} (consumer group {1}) has no Kafka consumer in this server."),
     HEALTH0103E(Level.SEVERE, "Channel {0} (consumer group {1}, client {2}) last heartbeated {3} ago, longer than its "

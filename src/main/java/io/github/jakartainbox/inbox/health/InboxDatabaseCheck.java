@@ -2,6 +2,7 @@ package io.github.jakartainbox.inbox.health;
 
 import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InboxStatistics;
+import io.github.jakartainbox.inbox.retention.InboxPurge;
 import io.github.jakartainbox.inbox.retention.RetentionCheck;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -25,12 +26,13 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * Readiness check {@value #NAME}: the inbox datasource answers, and the inbox schema holds every migration this
- * application ships ({@code db/inbox}, plus {@code db/inbox-monthly} with {@code inbox.partitioning=monthly};
- * history table {@code inbox_schema_history}). DOWN while PostgreSQL is down: consumers cannot claim events then,
- * and wait. There is no liveness check on the database: a restart would not bring it back.
+ * Readiness check {@value #NAME}: the inbox datasource answers, takes writes, and the inbox schema holds every
+ * migration this application ships ({@code db/inbox}, plus {@code db/inbox-monthly} with
+ * {@code inbox.partitioning=monthly}; history table {@code inbox_schema_history}). DOWN while PostgreSQL is down or
+ * refuses writes (read-only, {@code HEALTH0003E}): consumers cannot claim events then, and wait. There is no liveness check on the database: a restart would not bring it back.
  *
- * <p>Data, for operators: {@code purge-overdue} (and the last success and error), {@code dead-letters.<consumer>}
+ * <p>Data, for operators: {@code purge-overdue} (and the last success and error; {@code purge-last-run}
+ * {@value #NOT_RUN_YET} until this server's purge has run, an error recorded before then not shown), {@code dead-letters.<consumer>}
  * (open dead letters) and {@code dead-letters.<consumer>.oldest-age} (ISO-8601, since the oldest one first
  * failed), {@code retention.<consumer>} and {@code retention.<consumer>.too-short} (the last
  * {@link RetentionCheck}). An overdue purge does not make the check DOWN: taking servers out of service would not help the purge,
@@ -46,10 +48,21 @@ public class InboxDatabaseCheck implements HealthCheck {
 
     private static final int QUERY_TIMEOUT_SECONDS = 5;
 
+    /**
+     * A write that changes nothing: PostgreSQL refuses it in a read-only transaction whatever rows it matches (25006),
+     * and it takes only the table's row-exclusive lock, which no statement of the inbox waits for.
+     */
+    static final String WRITE_PROBE = "UPDATE inbox_purge_state SET owner = owner WHERE false";
+
+    /** The {@code purge-last-run} datum until this server's purge has run since the application started. */
+    static final String NOT_RUN_YET = "not run yet since this server started";
+
     @Inject
     InboxStatistics statistics;
     @Inject
     RetentionCheck retention;
+    @Inject
+    InboxPurge purge;
 
     private volatile Set<String> expectedVersions;
 
@@ -85,6 +98,14 @@ public class InboxDatabaseCheck implements HealthCheck {
                     response.withData("schema-version", "not checked (inbox.schema.migrate=false)");
                 }
                 deadLetters(statement, response);
+                try {
+                    // what every claim needs: a write. A read-only database (SQLSTATE 25006: default_transaction_read_only,
+                    // a standby behind the primary's address) answers reads while every consumer waits on it
+                    statement.executeUpdate(WRITE_PROBE);
+                } catch (SQLException e) {
+                    return response.down().withData("reason", HealthMessage.HEALTH0003E.format(jndiName,
+                            e.getMessage())).build();
+                }
             }
         } catch (NamingException | SQLException | RuntimeException e) {
             return response.down().withData("reason", HealthMessage.HEALTH0001E.format(jndiName, e.getMessage())).build();
@@ -96,6 +117,9 @@ public class InboxDatabaseCheck implements HealthCheck {
                     + r.topicRetention() + ", offsets.retention.minutes " + r.offsetsRetention() + "; source: "
                     + r.source() + ")");
             response.withData(key + ".too-short", r.tooShort());
+        }
+        if (!purge.ranSinceStart()) {
+            response.withData("purge-last-run", NOT_RUN_YET);
         }
         statistics.purgeStatus().ifPresent(purge -> {
             response.withData("purge-overdue", purge.overdue());

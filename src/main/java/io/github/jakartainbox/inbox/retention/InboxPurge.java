@@ -3,6 +3,7 @@ package io.github.jakartainbox.inbox.retention;
 import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
+import io.github.jakartainbox.inbox.delivery.InboxLifecycle;
 import io.github.jakartainbox.inbox.eventid.EventMonths;
 import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
@@ -81,6 +82,9 @@ public class InboxPurge {
 
     private volatile Failure unrecordedFailure;
 
+    /** Whether this server ran the purge (or found another server's lease) since the application started. */
+    private volatile boolean ranSinceStart;
+
     /** The end of a run that could not be recorded (the database was away): its lease, counts and outcome. */
     private record PendingRelease(String owner, long deleted, long batches, String outcome) {
     }
@@ -129,6 +133,14 @@ public class InboxPurge {
         }
     }
 
+    /**
+     * @return whether this server's purge has run since the application started (whatever its outcome, or skipped
+     *         because another server held the lease): until then the state table shows only runs before this start
+     */
+    public boolean ranSinceStart() {
+        return ranSinceStart;
+    }
+
     /** @return this server's last failed run that the state table does not show, if it is the latest news */
     public Optional<Failure> unrecordedFailure() {
         return Optional.ofNullable(unrecordedFailure);
@@ -149,6 +161,19 @@ public class InboxPurge {
         int batchSize = InboxConfig.PURGE_BATCH_SIZE.get(config);
         String owner = UUID.randomUUID().toString();
         long started = System.nanoTime();
+        if (InboxLifecycle.stopping()) {
+            return PurgeResult.skipped(); // a run cut by the stop would record the stop as its error
+        }
+        ranSinceStart = true;
+        try {
+            // made or checked outside any transaction (Flyway commits on its own): a run before the application's
+            // start made them, or after an outage at start, would otherwise fail with INBOX0008E
+            database.dataSource();
+        } catch (IllegalStateException e) {
+            InboxMessage.INBOX0302E.log(Failures.describe(e));
+            unrecordedFailure = new Failure(OffsetDateTime.now(), Failures.describe(e));
+            return new PurgeResult(false, 0, 0, List.of(), 0, List.of(), elapsed(started), Failures.describe(e));
+        }
         givePendingLeaseBack(); // when it fails (still away), taking the lease below fails the same way and says so
         try {
             if (!inTransaction(c -> PurgeStatements.acquire(c, owner, lease))) {

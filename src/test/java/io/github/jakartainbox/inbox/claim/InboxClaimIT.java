@@ -109,7 +109,7 @@ class InboxClaimIT {
         String withoutId = json.replace("\"meta\":{\"id\":\"" + id + "\"},", "").replace(orderId, orderId + "-no-meta");
         probe().processWithBeanId(withoutId);
         assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", orderId + "-no-meta"));
-        String error = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe-bean' AND payload = ?",
+        String error = db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'probe-bean' AND payload = ?",
                 withoutId);
         assertTrue(error.contains("No event id: EventIdExtractor bean 'nested-meta-id'"), error);
     }
@@ -192,7 +192,7 @@ class InboxClaimIT {
         String error = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe' AND event_id = ?",
                 e.eventId());
         assertTrue(error.contains("injected failure"), error);
-        assertEquals(e.json(), db.text("SELECT payload FROM inbox_dead_letter WHERE consumer = 'probe' "
+        assertEquals(e.json(), db.text("SELECT payload FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'probe' "
                 + "AND event_id = ?", e.eventId()));
 
         // re-driven after the fault is fixed: processed once
@@ -271,15 +271,15 @@ class InboxClaimIT {
             probe().process(payload);
         }
         assertEquals(0, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", run + "%"), "none processed");
-        assertEquals(payloads.length, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'probe' "
+        assertEquals(payloads.length, db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'probe' "
                 + "AND event_id IS NULL AND payload LIKE ?", "%" + run + "%"), "one dead letter each, none collapsed");
         assertEquals(0, db.number("SELECT count(*) FROM inbox WHERE consumer = 'probe' AND event_id LIKE ?",
                 run + "%"));
-        assertTrue(db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe' AND payload LIKE ?",
+        assertTrue(db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'probe' AND payload LIKE ?",
                 "%" + run + "-missing-1%").contains("No event id"));
-        assertTrue(db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe' AND payload LIKE ?",
+        assertTrue(db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'probe' AND payload LIKE ?",
                 "%" + run + "-long%").contains("300 characters long, more than 128"));
-        assertFalse(db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe' AND payload LIKE ?",
+        assertFalse(db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'probe' AND payload LIKE ?",
                 "not json " + run).isBlank());
     }
 }

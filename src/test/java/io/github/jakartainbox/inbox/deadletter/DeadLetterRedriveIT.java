@@ -71,9 +71,9 @@ class DeadLetterRedriveIT {
 
     /** A dead letter as the inbox writes one (schema V9: keyed by its payload's SHA-256 too). */
     private long deadLetter(String consumer, String eventId, String payload) {
-        return db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload, error, attempts, payload_sha256) "
-                + "VALUES (?, ?, ?, 'simulated failure', 3, sha256(convert_to(?, 'UTF8'))) RETURNING id", consumer,
-                eventId, payload, payload);
+        return db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts, payload_sha256) "
+                + "VALUES (?, ?, decode(?, 'hex'), 'simulated failure', 3, sha256(convert_to(?, 'UTF8'))) RETURNING id",
+                consumer, eventId, db.deadLetterPayload(payload), payload);
     }
 
     private static JsonArray history(long id) throws Exception {

@@ -38,22 +38,30 @@ class DeadLetterSchemaIT {
 
     /** Runs the store's statement for an event with an id, as {@link DeadLetterStore} does. */
     private static void record(Connection c, String eventId, String payload) throws Exception {
-        try (PreparedStatement insert = c.prepareStatement(DeadLetterStore.RECORD_SQL)) {
-            insert.setString(1, "billing");
-            insert.setString(2, eventId);
-            insert.setString(3, payload);
-            insert.setNull(4, Types.BINARY);
-            insert.setString(5, "failed");
-            insert.setInt(6, 1);
-            insert.setBytes(7, sha256(payload.getBytes(StandardCharsets.UTF_8)));
-            insert.executeUpdate();
+        record(c, "billing", eventId, payload);
+    }
+
+    private static void record(Connection c, String consumer, String eventId, String payload) throws Exception {
+        byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
+        try (PreparedStatement insert = c.prepareStatement(DeadLetterStore.withHistory(DeadLetterStore.RECORD_SQL))) {
+            insert.setBytes(1, sha256(bytes));
+            insert.setString(2, payload);
+            insert.setNull(3, Types.BINARY);
+            insert.setString(4, consumer);
+            insert.setString(5, eventId);
+            insert.setString(6, "failed");
+            insert.setInt(7, 1);
+            insert.setBytes(8, sha256(bytes));
+            insert.setInt(9, 1);
+            insert.setString(10, "failed");
+            insert.executeQuery().close();
         }
     }
 
     private static List<String> rows(Connection c, String eventId) throws SQLException {
         List<String> rows = new ArrayList<>();
         try (PreparedStatement select = c.prepareStatement("SELECT payload || ' ' || deliveries FROM inbox_dead_letter "
-                + "WHERE consumer = 'billing' AND event_id = ? ORDER BY id")) {
+                + "LEFT JOIN inbox_dead_letter_payload USING (payload_ref) WHERE consumer = 'billing' AND event_id = ? ORDER BY id")) {
             select.setString(1, eventId);
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
@@ -98,6 +106,65 @@ class DeadLetterSchemaIT {
             record(c, "e1", second);
             assertEquals(List.of(first + " 1", second + " 2", third + " 1"), rows(c, "e1"),
                     "each payload keeps its row; one delivered again counts on its own");
+        }
+    }
+
+    /**
+     * V14: a payload is stored once and shared. Rows written before it keep their payloads, text and bytes, those of
+     * several consumers with the same bytes now share one; a row without a payload refers to none. After it the store
+     * writes a 900 KB payload refused by two consumers once, in full.
+     */
+    @Test
+    void version14StoresEachPayloadOnceAndMigratesTheRows() throws Exception {
+        PGSimpleDataSource db = TestDatabases.fresh(DB);
+        flyway(db, "12").migrate();
+        String big = "{\"event_id\":\"big\",\"pad\":\"" + "x".repeat(900_000) + "\"}";
+        try (Connection c = db.getConnection(); PreparedStatement insert = c.prepareStatement(
+                "INSERT INTO inbox_dead_letter (consumer, event_id, payload, payload_bytes, error, attempts, "
+                        + "payload_sha256) VALUES (?, ?, ?, ?, 'e', 1, ?)")) {
+            Object[][] rows = {{"billing", "big", big, null}, {"analytics", "big", big, null},
+                {"billing", "bytes", null, new byte[] {(byte) 0xff, 0}}, {"billing", "none", null, null}};
+            for (Object[] row : rows) {
+                insert.setString(1, (String) row[0]);
+                insert.setString(2, (String) row[1]);
+                insert.setString(3, (String) row[2]);
+                insert.setBytes(4, (byte[]) row[3]);
+                insert.setBytes(5, row[2] != null ? sha256(((String) row[2]).getBytes(StandardCharsets.UTF_8))
+                        : row[3] != null ? sha256((byte[]) row[3]) : new byte[0]);
+                insert.executeUpdate();
+            }
+        }
+        flyway(db, "latest").migrate();
+        try (Connection c = db.getConnection(); var s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT count(*), sum(octet_length(payload)) "
+                    + "FROM inbox_dead_letter_payload WHERE payload IS NOT NULL")) {
+                rs.next();
+                assertEquals(1, rs.getInt(1), "the two consumers' rows of the big record share one payload");
+                assertEquals(big.length(), rs.getLong(2), "nothing of it is cut");
+            }
+            try (ResultSet rs = s.executeQuery("SELECT consumer || '/' || event_id || ' ' || coalesce(octet_length("
+                    + "payload)::text, encode(payload_bytes, 'hex'), 'none') FROM inbox_dead_letter "
+                    + "LEFT JOIN inbox_dead_letter_payload USING (payload_ref) ORDER BY id")) {
+                List<String> rows = new ArrayList<>();
+                while (rs.next()) {
+                    rows.add(rs.getString(1));
+                }
+                assertEquals(List.of("billing/big " + big.length(), "analytics/big " + big.length(), "billing/bytes ff00",
+                        "billing/none none"), rows);
+            }
+            String other = big.replace("\"big\"", "\"big2\"");
+            record(c, "billing", "big2", other);
+            record(c, "analytics", "big2", other);
+            record(c, "billing", "big2", other); // delivered again: counted on its row
+            try (ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM inbox_dead_letter WHERE event_id = 'big2'), "
+                    + "(SELECT count(*) FROM inbox_dead_letter_payload WHERE payload LIKE '{\"event_id\":\"big2\"%'), "
+                    + "(SELECT octet_length(payload) FROM inbox_dead_letter_payload WHERE payload LIKE "
+                    + "'{\"event_id\":\"big2\"%')")) {
+                rs.next();
+                assertEquals(2, rs.getInt(1), "one dead letter per consumer");
+                assertEquals(1, rs.getInt(2), "one payload for both");
+                assertEquals(other.length(), rs.getLong(3), "stored whole");
+            }
         }
     }
 

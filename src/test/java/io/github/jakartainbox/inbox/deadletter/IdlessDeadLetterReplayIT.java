@@ -43,7 +43,7 @@ class IdlessDeadLetterReplayIT {
 
         for (String consumer : List.of("billing", "analytics")) {
             for (String payload : List.of(missing, numeric, notJson)) {
-                String row = "FROM inbox_dead_letter WHERE consumer = ? AND event_id IS NULL AND payload = ?";
+                String row = "FROM " + Db.DEAD_LETTERS + " WHERE consumer = ? AND event_id IS NULL AND payload = ?";
                 assertEquals(1, db.number("SELECT count(*) " + row, consumer, payload),
                         consumer + ": one dead letter for the bad record " + payload);
                 assertEquals(3, db.number("SELECT deliveries " + row, consumer, payload),
@@ -54,10 +54,10 @@ class IdlessDeadLetterReplayIT {
         }
 
         // an operator discards one; it comes again: still one row, still discarded
-        long id = db.number("SELECT id FROM inbox_dead_letter WHERE consumer = 'billing' AND payload = ?", missing);
+        long id = db.number("SELECT id FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing' AND payload = ?", missing);
         db.text("UPDATE inbox_dead_letter SET discarded_at = now(), resolved_by = 'it' WHERE id = ? RETURNING id", id);
         OrderRecords.sendThenMarker(db, run, List.of(missing));
-        assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'billing' AND payload = ?",
+        assertEquals(1, db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing' AND payload = ?",
                 missing));
         assertEquals(4, db.number("SELECT deliveries FROM inbox_dead_letter WHERE id = ? AND discarded_at IS NOT NULL",
                 id), "the discarded row counts the fourth delivery and stays discarded");

@@ -97,7 +97,7 @@ class TransientDatabaseErrorsIT {
             }
             assertEquals(EVENTS, db.await(WAIT, n -> n == EVENTS,
                     "SELECT count(*) FROM invoice WHERE order_id LIKE ?", run + "-%"), "one invoice per event");
-            assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'billing' "
+            assertEquals(0, db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing' "
                     + "AND payload LIKE ?", "%" + run + "-%"), "no good event was dead-lettered");
             assertTrue(transientWaits() > waitsBefore, "the lock made billing wait (lock timeouts were retried)");
         }

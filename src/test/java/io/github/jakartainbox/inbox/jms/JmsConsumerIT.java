@@ -216,7 +216,7 @@ class JmsConsumerIT {
         assertTrue(error.contains("injected probe failure on delivery 3"), error);
         assertEquals(3, db.number("SELECT attempts FROM inbox_dead_letter WHERE consumer = 'probe-jms' AND event_id = ?",
                 e.eventId()));
-        assertEquals(e.json(), db.text("SELECT payload FROM inbox_dead_letter WHERE consumer = 'probe-jms' "
+        assertEquals(e.json(), db.text("SELECT payload FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'probe-jms' "
                 + "AND event_id = ?", e.eventId()), "the body is kept for a re-drive");
         assertEquals(0, invoices(e), "every attempt rolled back");
         assertEquals(0, inboxRows("probe-jms", e));
@@ -250,21 +250,21 @@ class JmsConsumerIT {
         send(PROPERTY_QUEUE, intProperty.json(), Map.of("order_event", 42));
         send(PROPERTY_QUEUE, good.json(), Map.of("order_event", good.eventId(), "unrelated", "ignored"));
 
-        assertEquals(1, db.await(WAIT, n -> n > 0, "SELECT count(*) FROM inbox_dead_letter WHERE consumer = "
+        assertEquals(1, db.await(WAIT, n -> n > 0, "SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE consumer = "
                 + "'billing-jms' AND event_id IS NULL AND payload = ?", noId));
-        assertEquals(1, db.await(WAIT, n -> n > 0, "SELECT count(*) FROM inbox_dead_letter WHERE consumer = "
+        assertEquals(1, db.await(WAIT, n -> n > 0, "SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE consumer = "
                 + "'billing-jms' AND event_id IS NULL AND payload = ?", malformed));
-        assertTrue(db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'billing-jms' AND payload = ?", noId)
+        assertTrue(db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing-jms' AND payload = ?", noId)
                 .contains("INBOX0210E: No event id: JSON field 'event_id' is missing"));
-        assertTrue(db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'billing-jms' AND payload = ?",
+        assertTrue(db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'billing-jms' AND payload = ?",
                 malformed).contains("INBOX0225E"));
-        assertEquals(1, db.await(WAIT, n -> n > 0, "SELECT count(*) FROM inbox_dead_letter WHERE consumer = "
+        assertEquals(1, db.await(WAIT, n -> n > 0, "SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE consumer = "
                 + "'probe-jms-property' AND event_id IS NULL AND payload = ?", withoutProperty.json()));
-        assertTrue(db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe-jms-property' AND payload = ?",
+        assertTrue(db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'probe-jms-property' AND payload = ?",
                 withoutProperty.json()).contains("INBOX0210E: No event id: JMS property 'order_event' is missing"));
-        assertEquals(1, db.await(WAIT, n -> n > 0, "SELECT count(*) FROM inbox_dead_letter WHERE consumer = "
+        assertEquals(1, db.await(WAIT, n -> n > 0, "SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE consumer = "
                 + "'probe-jms-property' AND event_id IS NULL AND payload = ?", intProperty.json()));
-        String notString = db.text("SELECT error FROM inbox_dead_letter WHERE consumer = 'probe-jms-property' AND "
+        String notString = db.text("SELECT error FROM " + Db.DEAD_LETTERS + " WHERE consumer = 'probe-jms-property' AND "
                 + "payload = ?", intProperty.json());
         assertTrue(notString.contains("INBOX0702E") && notString.contains("order_event"), notString);
 

@@ -123,7 +123,7 @@ class JmsRestartIT {
         assertEquals(EVENTS, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern),
                 "exactly one invoice per distinct event: none lost, none duplicated");
         assertEquals(EVENTS, db.number("SELECT count(DISTINCT order_id) FROM invoice WHERE order_id LIKE ?", pattern));
-        assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter WHERE payload LIKE ?", "%" + run + "%"),
+        assertEquals(0, db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE payload LIKE ?", "%" + run + "%"),
                 "no event dead-lettered");
         Thread.sleep(2000); // late redeliveries of consumed messages would add nothing
         assertEquals(EVENTS, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern));
