@@ -596,9 +596,9 @@ public class InboxDeadLetters {
 
     /**
      * Whether the database confirms a record's re-drive aim: the dead letter it names exists, belongs to the consumer
-     * it is aimed at, holds the record's event id, and a re-drive of it was claimed or sent (its claim, its
-     * {@code redriven_at}, or a {@code redriven} history entry). Only then may the topic's other consumers skip the
-     * record; headers alone are anyone's to write.
+     * it is aimed at, holds the record's event id, and a re-drive of it was claimed or sent (its claim, or a
+     * {@code redriven} history entry; not {@code redriven_at} alone, which processing of a replay sets too). Only then
+     * may the topic's other consumers skip the record; headers alone are anyone's to write.
      *
      * @param id       the dead letter id the record names ({@link #REDRIVE_DEAD_LETTER_HEADER})
      * @param consumer the consumer it is aimed at ({@link #REDRIVE_CONSUMER_HEADER})
@@ -610,7 +610,7 @@ public class InboxDeadLetters {
         try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement("SELECT 1 FROM inbox_dead_letter d WHERE d.id = ? "
                      + "AND d.consumer = ? AND d.event_id = ? AND (d.redrive_claimed_at IS NOT NULL "
-                     + "OR d.redriven_at IS NOT NULL OR EXISTS (SELECT 1 FROM inbox_dead_letter_history h "
+                     + "OR EXISTS (SELECT 1 FROM inbox_dead_letter_history h "
                      + "WHERE h.dead_letter_id = d.id AND h.kind = 'redriven'))")) {
             query.setLong(1, id);
             query.setString(2, consumer);

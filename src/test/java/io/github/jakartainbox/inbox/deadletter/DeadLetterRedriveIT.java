@@ -160,8 +160,11 @@ class DeadLetterRedriveIT {
         String here = UUID.randomUUID().toString();
         long redriven = deadLetter("billing", elsewhere, SampleEvents.event(elsewhere, run + "-elsewhere", "5.00", "EUR")
                 .json());
+        // re-driven as InboxDeadLetters.markRedriven records it: the row and its history entry aimed at billing
         db.number("UPDATE inbox_dead_letter SET redriven_at = now(), resolved_by = 'test' WHERE id = ? RETURNING id",
                 redriven);
+        db.number("INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, actor, target_consumer, destination) "
+                + "VALUES (?, 'redriven', 'test', 'billing', 'orders.confirmed') RETURNING id", redriven);
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             for (String[] r : List.of(new String[] {elsewhere, "billing", run + "-elsewhere", String.valueOf(redriven)},
                     new String[] {forged, "billing", run + "-forged", String.valueOf(redriven)},
