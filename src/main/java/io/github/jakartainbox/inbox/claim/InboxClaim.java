@@ -208,14 +208,6 @@ public class InboxClaim {
     }
 
     /**
-     * Deletes, in the caller's transaction, the rows that {@link #claimAll} inserted for events the group then did
-     * not deliver, so that its commit claims only what it processed.
-     *
-     * @param consumer the consumer name
-     * @param claims   the events to give back (each one that {@link #claimAll} found {@code NEW})
-     * @throws SQLException when the statement fails; the transaction must then roll back
-     */
-    /**
      * Resolves, in the caller's transaction, the open dead letters of the events a group claimed and delivered
      * ({@link InboxDeadLetters#resolveProcessed}).
      *
@@ -233,6 +225,14 @@ public class InboxClaim {
         }
     }
 
+    /**
+     * Deletes, in the caller's transaction, the rows that {@link #claimAll} inserted for events the group then did
+     * not deliver, so that its commit claims only what it processed.
+     *
+     * @param consumer the consumer name
+     * @param claims   the events to give back (each one that {@link #claimAll} found {@code NEW})
+     * @throws SQLException when the statement fails; the transaction must then roll back
+     */
     void release(String consumer, java.util.List<Claim> claims) throws SQLException {
         if (claims.isEmpty()) {
             return;
