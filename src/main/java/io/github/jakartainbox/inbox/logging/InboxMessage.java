@@ -152,8 +152,8 @@ public enum InboxMessage implements CataloguedMessage {
             + "{3} has."),
     INBOX0616W(Level.WARNING, "Channel {0}: where {1} resume cannot be read ({2}); they are paused and tried again "
             + "every second."),
-    INBOX0617W(Level.WARNING, "Channel {0}: the database offsets {1} belong to an earlier topic of the same name or "
-            + "cannot be proven to belong to this one (topic id {2}); those partitions are read from their start."),
+    INBOX0617W(Level.WARNING, "Channel {0}: database offsets {1} are not proven to be of topic id {2} (a topic "
+            + "made again under the name); those partitions are read from their start."),
     INBOX0618W(Level.WARNING, "Channel {0}: topic {1} does not exist in the cluster (deleted, or not made yet); "
             + "nothing of it is read until it exists."),
     INBOX0619I(Level.INFO, "Channel {0}: topic {1} exists again (topic id {2}, {3} partitions)."),
