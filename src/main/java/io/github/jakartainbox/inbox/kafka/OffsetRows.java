@@ -118,7 +118,7 @@ final class OffsetRows {
             case KAFKA_SET_ELSEWHERE, DATABASE_BEYOND_END -> InboxMessage.INBOX0614I.log(settings.channel(),
                     tp.toString(), String.valueOf(row), String.valueOf(choice.kafkaOffset()),
                     choice.reason() == OffsetChoice.Reason.DATABASE_BEYOND_END ? "the database's lies beyond the "
-                            + "partition's end: the topic was made again" : "Kafka's was set by another client, "
+                            + "partition's end: its log was cut below it" : "Kafka's was set by another client, "
                             + "another offset-store or an earlier version");
             default -> InboxLog.LOG.fine(() -> "Channel " + settings.channel() + ": " + tp + " resumes "
                     + (choice.seekTo() == null ? "at Kafka's committed offset" : "at " + choice.seekTo())

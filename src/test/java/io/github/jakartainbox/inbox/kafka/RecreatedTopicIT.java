@@ -91,50 +91,53 @@ class RecreatedTopicIT {
     @Test
     void aTopicMadeAgainWithEightPartitionsLosesNoRecordWrittenBeforeTheAssignment() throws Exception {
         String consumer = "probe-topic-recreated";
-        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            // the old topic: 20 records on each of its 3 partitions, so each row reaches 20
-            send(producer, RECREATED, 0, 3, 20, "old");
-            awaitProcessed(consumer, "old", 60);
-            awaitRows("it-" + consumer + "-" + RUN, RECREATED, 3, 20);
-            deleteAndMake(RECREATED, 8);
-            // before the channel is assigned the new partitions: 40 on each of 0..2 (past the old rows), 10 on 3..7
-            send(producer, RECREATED, 0, 3, 40, "new");
-            send(producer, RECREATED, 3, 8, 10, "new-more");
-        }
-        assertEquals(120, awaitProcessed(consumer, "new-%", 120), "records of the new topic's partitions 0..2 "
+        // the old topic: 20 records on each of its 3 partitions, so each row reaches 20
+        send(RECREATED, 0, 3, 20, "old");
+        awaitProcessed(consumer, "old", 60);
+        awaitRows("it-" + consumer + "-" + RUN, RECREATED, 3, 20);
+        deleteAndMake(RECREATED, 8);
+        // before the channel is assigned the new partitions: 40 on each of 0..2 (past the old rows), 10 on 3..7
+        send(RECREATED, 0, 3, 40, "new");
+        send(RECREATED, 3, 8, 10, "more");
+        assertEquals(120, awaitProcessed(consumer, "new", 120), "records of the new topic's partitions 0..2 "
                 + "processed: offsets below the old topic's rows must not be skipped");
-        assertEquals(50, awaitProcessed(consumer, "new-more", 50));
+        assertEquals(50, awaitProcessed(consumer, "more", 50));
     }
 
     @Test
     void aTopicAutoCreatedWithOnePartitionAndWidenedLosesNothingOnItsNewPartitions() throws Exception {
         String consumer = "probe-topic-widened";
-        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            // the old topic: 30 records on partition 1, so its row reaches 30
-            send(producer, WIDENED, 1, 2, 30, "old");
-            awaitProcessed(consumer, "old", 30);
-            awaitRows("it-" + consumer + "-" + RUN, WIDENED, 1, 30);
-            try (Admin admin = admin()) {
-                String old = id(admin, WIDENED);
-                admin.deleteTopics(List.of(WIDENED)).all().get();
-                awaitGone(admin, WIDENED, old);
-            }
-            // a producer's record makes the broker create the topic again, with its default of 1 partition
-            send(producer, WIDENED, -1, 0, 1, "first");
-            awaitProcessed(consumer, "first", 1);
-            try (Admin admin = admin()) {
-                admin.createPartitions(Map.of(WIDENED, NewPartitions.increaseTo(8))).all().get();
-            }
-            send(producer, WIDENED, 1, 2, 60, "widened");
+        // the old topic: 30 records on partition 1, so its row reaches 30
+        send(WIDENED, 1, 2, 30, "old");
+        awaitProcessed(consumer, "old", 30);
+        awaitRows("it-" + consumer + "-" + RUN, WIDENED, 1, 30);
+        try (Admin admin = admin()) {
+            String old = id(admin, WIDENED);
+            admin.deleteTopics(List.of(WIDENED)).all().get();
+            awaitGone(admin, WIDENED, old);
         }
+        // a producer's record makes the broker create the topic again, with its default of 1 partition
+        send(WIDENED, -1, 0, 1, "first");
+        awaitProcessed(consumer, "first", 1);
+        try (Admin admin = admin()) {
+            admin.createPartitions(Map.of(WIDENED, NewPartitions.increaseTo(8))).all().get();
+        }
+        send(WIDENED, 1, 2, 60, "widened");
         assertEquals(60, awaitProcessed(consumer, "widened", 60), "records of the new partition 1 processed: "
                 + "offsets below the old topic's row must not be skipped");
     }
 
     /**
      * Sends {@code perPartition} events to each partition from {@code from} to {@code to} (exclusive); {@code from}
-     * -1: one event without a partition, to the topic's default (auto-creation).
+     * -1: one event without a partition, to the topic's default (auto-creation). A producer of its own each time: an
+     * idempotent producer's sequence numbers of a deleted topic's partition are refused by the new one.
      */
+    private static void send(String topic, int from, int to, int perPartition, String label) throws Exception {
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            send(producer, topic, from, to, perPartition, label);
+        }
+    }
+
     private static void send(KafkaProducer<String, String> producer, String topic, int from, int to,
                              int perPartition, String label) throws Exception {
         List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
