@@ -269,8 +269,10 @@ class FaultInjectionIT {
      * Issue 38's re-created topic. A tenth of the records flows in 2 slices, one a second; once both groups have
      * consumed everything sent (what a deleted topic holds is gone with it: the operator's loss, not the service's),
      * the orders topic is deleted, leaving offset rows of about a thirtieth of the records per old partition. Then
-     * either it is made again with {@value #REMADE_PARTITIONS} partitions and 40 % of the records are written at once,
-     * before the consumers are assigned the new partitions and past the old rows; or ({@code autoCreated}) a slice of
+     * either, with the server stopped (so that the records surely come before the consumers' first assignment: a
+     * running consumer, refreshing its metadata at each retry while its topic is gone, is assigned the new topic
+     * within a second), it is made again with {@value #REMADE_PARTITIONS} partitions, 40 % of the records are
+     * written at once, past the old rows, and the server is started; or ({@code autoCreated}) a slice of
      * a tenth makes the broker create it with its default of 1 partition, and once it is widened to
      * {@value #REMADE_PARTITIONS}, 30 % are written at once onto partitions the consumers do not see yet (their
      * metadata refresh, 30 s). The rest flows in 10 slices, one a second.
@@ -286,6 +288,10 @@ class FaultInjectionIT {
         run.deletedRecords = kafka.records(run.topic);
         log(run, String.format("delete %s after %,d records, consumed by both groups (lag %d)", run.topic,
                 run.deletedRecords, lag));
+        if (!autoCreated) {
+            log(run, "server stop faults-a");
+            a.stop();
+        }
         kafka.deleteTopic(run.topic);
         int burstFrom = n / 10;
         if (autoCreated) {
@@ -299,6 +305,9 @@ class FaultInjectionIT {
                 + " partitions");
         sendShare(run, burstFrom, n / 2);
         log(run, String.format("%,d records written at once", n / 2 - burstFrom));
+        if (!autoCreated) {
+            start(run, a);
+        }
         int size = (n - n / 2 + 9) / 10;
         for (int from = n / 2; from < n; from += size) {
             Thread.sleep(1000);
