@@ -58,7 +58,7 @@ class FaultInjectionIT {
      * takes 6 to 10 minutes at N = 1,000 (16, the leader's broker killed, represents issue 26's scenarios in the cut).
      */
     private static final String SCENARIOS = System.getProperty("faults.scenarios",
-            "1,2,3,4,5,6,7,8,9,10,11,12,13,14,16,17");
+            "1,2,3,4,5,6,7,8,9,10,11,12,13,14,16,17,18,19");
     /**
      * Delivery modes of the order channels to run the scenarios in ({@code -Dfaults.modes=grouped}): {@code grouped}
      * (inbox-kafka, the example's default) and {@code per-message} (liberty-kafka). Scenario 10 (Kafka transactions)
@@ -80,7 +80,10 @@ class FaultInjectionIT {
     /** Events per order in those scenarios. */
     private static final int EVENTS_PER_KEY = 5;
     /** Scenarios whose fault sends the records itself, while it runs. */
-    private static final java.util.Set<Integer> SENT_DURING_THE_FAULT = java.util.Set.of(12, 13, 14, 15, 16, 17);
+    private static final java.util.Set<Integer> SENT_DURING_THE_FAULT = java.util.Set.of(12, 13, 14, 15, 16, 17, 18,
+            19);
+    /** Partitions of the orders topic made again by scenarios 18 and 19. */
+    private static final int REMADE_PARTITIONS = 8;
 
     private static final Path REPORT = Path.of("target/fault-suite.md");
     private static final Random RANDOM = new Random(SEED);
@@ -166,6 +169,12 @@ class FaultInjectionIT {
                         run -> failover(run, true, true)));
                 tests.add(scenario(16, "the partition leader's broker killed and started again, three-broker "
                         + "cluster" + suffix, 3, mode, this::killLeaderBroker));
+                // the offset rows' topic ids are an offset-store=database matter (issue 38)
+                tests.add(scenario(18, "orders topic deleted and made again with " + REMADE_PARTITIONS
+                        + " partitions while records flow" + suffix, 3, mode, run -> remakeTopic(run, false)));
+                tests.add(scenario(19, "orders topic deleted, made again with 1 partition by a producer's record, "
+                        + "widened to " + REMADE_PARTITIONS + " while records flow" + suffix, 3, mode,
+                        run -> remakeTopic(run, true)));
                 tests.add(scenario(15, "rebalance storm: three servers stopped and killed in turn while events "
                         + "flow" + suffix, 3, mode, this::rebalanceStorm));
             }
@@ -256,6 +265,61 @@ class FaultInjectionIT {
         Waiting.reached(poll(Duration.ofSeconds(60), 500), () -> kafka.inSyncReplicas(run.topic, 0).contains(leader));
         log(run, "all records sent; " + run.topic + "-0: leader " + kafka.leader(run.topic, 0) + ", in sync "
                 + kafka.inSyncReplicas(run.topic, 0));
+    }
+
+    /**
+     * Issue 38's re-created topic. A tenth of the records flows in 2 slices, one a second; once both groups have
+     * consumed everything sent (what a deleted topic holds is gone with it: the operator's loss, not the service's),
+     * the orders topic is deleted, leaving offset rows of about a thirtieth of the records per old partition. Then
+     * either, with the server stopped (so that the records surely come before the consumers' first assignment: a
+     * running consumer, refreshing its metadata at each retry while its topic is gone, is assigned the new topic
+     * within a second), it is made again with {@value #REMADE_PARTITIONS} partitions, 40 % of the records are
+     * written at once, past the old rows, and the server is started; or ({@code autoCreated}) a slice of
+     * a tenth makes the broker create it with its default of 1 partition, and once it is widened to
+     * {@value #REMADE_PARTITIONS}, 30 % are written at once onto partitions the consumers do not see yet (their
+     * metadata refresh, 30 s). The rest flows in 10 slices, one a second.
+     */
+    private void remakeTopic(FaultRun run, boolean autoCreated) throws Exception {
+        start(run, a);
+        int n = run.records.size();
+        sendShare(run, 0, n / 20);
+        Thread.sleep(1000);
+        sendShare(run, n / 20, n / 10);
+        long lag = Waiting.lastValue(poll(PROCESSING, 250), () -> kafka.lag(run.billingGroup, run.topic)
+                + kafka.lag(run.analyticsGroup, run.topic), left -> left == 0);
+        run.deletedRecords = kafka.records(run.topic);
+        log(run, String.format("delete %s after %,d records, consumed by both groups (lag %d)", run.topic,
+                run.deletedRecords, lag));
+        if (!autoCreated) {
+            log(run, "server stop faults-a");
+            a.stop();
+        }
+        kafka.deleteTopic(run.topic);
+        int burstFrom = n / 10;
+        if (autoCreated) {
+            sendShare(run, n / 10, n / 5);
+            log(run, run.topic + " made again by the records sent: " + kafka.partitions(run.topic) + " partition(s)");
+            Thread.sleep(1000);
+            burstFrom = n / 5;
+        }
+        int had = kafka.makeOrWiden(run.topic, REMADE_PARTITIONS);
+        log(run, run.topic + (had == 0 ? " made again with " : " widened from " + had + " to ") + REMADE_PARTITIONS
+                + " partitions");
+        sendShare(run, burstFrom, n / 2);
+        log(run, String.format("%,d records written at once", n / 2 - burstFrom));
+        if (!autoCreated) {
+            start(run, a);
+        }
+        int size = (n - n / 2 + 9) / 10;
+        for (int from = n / 2; from < n; from += size) {
+            Thread.sleep(1000);
+            sendShare(run, from, Math.min(n, from + size));
+        }
+        log(run, "all records sent");
+    }
+
+    private static void sendShare(FaultRun run, int from, int to) throws Exception {
+        run.send(run.records.subList(from, to));
     }
 
     /** Sends the run's records in {@code slices} slices, one a second, on {@code sender}. */
@@ -558,7 +622,7 @@ class FaultInjectionIT {
         a.readFresh();
         b.readFresh();
         c.readFresh();
-        return Outcome.measure(run, db, kafka.records(run.topic),
+        return Outcome.measure(run, db, kafka.records(run.topic) + run.deletedRecords,
                 a.duplicatesSkipped() + b.duplicatesSkipped() + c.duplicatesSkipped(), lag);
     }
 

@@ -46,6 +46,8 @@ final class FaultRun {
     final long startedAt = System.nanoTime();
     /** Offsets the rewind reset for group billing (records it received again), -1 when there was no rewind. */
     long rewound = -1;
+    /** Records the orders topic held when a scenario deleted it (all consumed before), counted as produced. */
+    long deletedRecords;
     /**
      * Set by a failover scenario: the database lost commits whose side effects (an {@code invoices.issued} record, a
      * mail) had already left, so their orders' replay makes a second invoice record and mail, which no offset rule can

@@ -175,6 +175,68 @@ final class PrivateKafka {
         }
     }
 
+    /**
+     * Deletes the topic and waits until the cluster no longer has it under that id: no such topic, or one made again
+     * at once (a consumer's metadata request with {@code allow.auto.create.topics}, a producer's record).
+     */
+    void deleteTopic(String topic) throws ExecutionException, InterruptedException {
+        try (Admin admin = admin()) {
+            String id = topicId(admin, topic);
+            admin.deleteTopics(List.of(topic)).all().get();
+            Waiting.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> !id.equals(topicId(admin, topic)));
+        }
+    }
+
+    /**
+     * Makes the topic with {@code partitions} partitions; when it was made meanwhile with fewer (by a consumer's or
+     * producer's metadata request, with the broker's default), raises it to {@code partitions}.
+     *
+     * @return the partitions it had before, 0 when it did not exist
+     */
+    int makeOrWiden(String topic, int partitions) throws ExecutionException, InterruptedException {
+        try (Admin admin = admin()) {
+            try {
+                admin.createTopics(List.of(new NewTopic(topic, partitions, (short) (cluster ? 3 : 1)))).all().get();
+                return 0;
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                    throw e;
+                }
+            }
+            int had = partitions(admin, topic);
+            if (had < partitions) {
+                admin.createPartitions(Map.of(topic, org.apache.kafka.clients.admin.NewPartitions
+                        .increaseTo(partitions))).all().get();
+            }
+            return had;
+        }
+    }
+
+    /** @return the topic's partition count, 0 when it does not exist */
+    int partitions(String topic) throws ExecutionException, InterruptedException {
+        try (Admin admin = admin()) {
+            return partitions(admin, topic);
+        }
+    }
+
+    private static int partitions(Admin admin, String topic) throws InterruptedException {
+        try {
+            return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+        } catch (ExecutionException e) {
+            return 0;
+        }
+    }
+
+    /** @return the topic's Kafka topic id, {@code null} when it does not exist */
+    private static String topicId(Admin admin, String topic) throws InterruptedException {
+        try {
+            return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId().toString();
+        } catch (ExecutionException e) {
+            return null;
+        }
+    }
+
     /** @return the sum of the topic's end offsets: how many records it holds */
     long records(String topic) throws ExecutionException, InterruptedException {
         try (Admin admin = admin()) {

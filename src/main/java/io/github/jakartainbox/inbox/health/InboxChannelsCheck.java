@@ -32,7 +32,11 @@ import org.eclipse.microprofile.health.Readiness;
  * ({@code HEALTH0103E}).
  *
  * <p>Data, per channel {@code <channel>}: the inbox consumer, the Kafka group and client, the time since the
- * last heartbeat (ISO-8601) and the partitions assigned.
+ * last heartbeat (ISO-8601) and the partitions assigned. For an {@code inbox-kafka} channel also, when there are
+ * any: its topics the cluster does not have ({@code topics-missing}; the state says so, UP: a topic is made by its
+ * first producer, and no restart of this server would make it), partitions its consumers have not yet seen with the
+ * records waiting in them ({@code partitions-not-yet-assigned}, {@code records-not-yet-assigned}), and offset rows
+ * no partition of its topics matches ({@code offset-rows-not-read}).
  */
 @Readiness
 @ApplicationScoped
@@ -102,10 +106,21 @@ public class InboxChannelsCheck implements HealthCheck {
                 problem = judgement.problem();
                 starting = judgement.starting();
             }
+            List<String> missing = List.of();
             if (inboxKafka) {
                 List<String> notRead = InboxKafkaConnector.offsetRowsNotRead(channel);
                 if (!notRead.isEmpty()) {
                     response.withData(prefix + "offset-rows-not-read", String.join(",", notRead));
+                }
+                missing = InboxKafkaConnector.topicsMissing(channel);
+                if (!missing.isEmpty()) {
+                    response.withData(prefix + "topics-missing", String.join(",", missing));
+                }
+                java.util.Map<String, Long> unassigned = InboxKafkaConnector.partitionsNotYetAssigned(channel);
+                if (!unassigned.isEmpty()) {
+                    response.withData(prefix + "partitions-not-yet-assigned", String.join(",", unassigned.keySet()));
+                    response.withData(prefix + "records-not-yet-assigned",
+                            unassigned.values().stream().mapToLong(Long::longValue).sum());
                 }
             }
             if (problem == null && inboxKafka) {
@@ -115,7 +130,10 @@ public class InboxChannelsCheck implements HealthCheck {
                             lag.behindFor().withNanos(0), lag.alertAfter());
                 }
             }
-            response.withData(prefix + "state", problem != null ? problem : starting != null ? starting : "consuming");
+            String state = problem != null ? problem : starting != null ? starting
+                    : !missing.isEmpty() ? "waiting: topic " + String.join(", ", missing) + " does not exist in the "
+                            + "cluster (deleted, or not made yet); nothing of it is read" : "consuming";
+            response.withData(prefix + "state", state);
             if (problem != null) {
                 down.append(down.isEmpty() ? "" : " ").append(problem);
             }

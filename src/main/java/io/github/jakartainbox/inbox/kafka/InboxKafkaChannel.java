@@ -184,9 +184,9 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
         return loop.behindSince();
     }
 
-    /** @return rows of the group's database offsets for partitions the channel's topics do not have */
-    List<String> rowsNotRead() {
-        return loop.rowsNotRead();
+    /** @return what the channel's last look at its topics in the cluster found */
+    TopicWatch.Seen seen() {
+        return loop.seen();
     }
 
     /** Waits up to {@code millis}, less when the channel stops. */

@@ -57,7 +57,8 @@ import org.eclipse.microprofile.reactive.streams.operators.ReactiveStreams;
  * {@code inbox_kafka_offset} in the group's transaction and read at assignment, so that a database failover that
  * loses commits loses their offsets with them, see {@link OffsetChoice}; or {@code kafka}: Kafka's committed offsets
  * only). Defaults differing from the
- * Kafka client's: {@code isolation.level=read_committed}, {@code enable.auto.commit=false} (required).
+ * Kafka client's: {@code isolation.level=read_committed}, {@code enable.auto.commit=false} (required),
+ * {@code metadata.max.age.ms=30000} (partitions added to a topic are read within it and a rebalance).
  * Needs the feature {@code concurrent-3.0} ({@code INBOX0600E}).
  */
 @ApplicationScoped
@@ -72,6 +73,9 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
             "group.claim", "group.timeout", "commit-lag.alert", "concurrency", "offset-store",
             // liberty-kafka's own options, so that a channel can switch connectors without a warning from Kafka
             "unacked.limit", "fast.ack", "context.service", "creation.retry.seconds");
+
+    /** The connector's default {@code metadata.max.age.ms}: the bound on seeing a partition added to a topic. */
+    static final long METADATA_MAX_AGE_MS = 30_000;
 
     private static final Map<String, InboxKafkaChannel> CHANNELS = new ConcurrentHashMap<>();
 
@@ -105,6 +109,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         InboxKafkaChannel channel = new InboxKafkaChannel(settings, threads, transaction, inbox,
                 new KafkaOffsets(database));
         InboxLifecycle.stopWithApplication(NAME, InboxKafkaConnector::stopAll);
+        KafkaClientLogLimit.install();
         InboxKafkaChannel earlier = CHANNELS.put(settings.channel(), channel);
         if (earlier != null) {
             earlier.stop();
@@ -152,6 +157,8 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         }
         kafka.setProperty("enable.auto.commit", "false");
         kafka.putIfAbsent("isolation.level", "read_committed");
+        // partitions added to a topic are assigned once the consumers' metadata shows them: 30 s, not 5 min
+        kafka.putIfAbsent("metadata.max.age.ms", String.valueOf(METADATA_MAX_AGE_MS));
         kafka.putIfAbsent("client.id", "inbox-kafka-" + channel.replace('$', '-'));
         int maxGroupSize = integer(config, channel, "group.max-size", 100, 1, 10_000);
         Duration groupTimeout = duration(config, channel, "group.timeout", Duration.ofSeconds(30));
@@ -256,17 +263,47 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
 
     /**
      * For the health check: rows of the channel's consumer group in {@code inbox_kafka_offset} for partitions that
-     * none of its topics has (a topic deleted, a partition count lowered), found when its partitions were first
-     * assigned.
+     * none of its topics has (a topic deleted, a partition count lowered), as its last look at the cluster found
+     * them (every 10 s).
      *
      * @param channel the channel name
      * @return those partitions ({@code <topic>-<n>}), empty when there are none or the channel is not of this
      *         connector
      */
     public static List<String> offsetRowsNotRead(String channel) {
+        return seen(channel).flatMap(s -> s.rowsNotRead().stream()).distinct().sorted().toList();
+    }
+
+    /**
+     * For the health check: the channel's topics that the cluster does not have (deleted, or not made yet), as its
+     * last look at the cluster found them (every 10 s).
+     *
+     * @param channel the channel name
+     * @return those topics, empty when all exist or the channel is not of this connector
+     */
+    public static List<String> topicsMissing(String channel) {
+        return seen(channel).flatMap(s -> s.missing().stream()).distinct().sorted().toList();
+    }
+
+    /**
+     * For the health check: partitions of the channel's topics that its consumers have not yet seen (added to the
+     * topic since their last metadata refresh, {@code metadata.max.age.ms}), and the records waiting in each.
+     *
+     * @param channel the channel name
+     * @return those partitions ({@code <topic>-<n>}) with their records, sorted; empty when there are none or the
+     *         channel is not of this connector
+     */
+    public static Map<String, Long> partitionsNotYetAssigned(String channel) {
+        Map<String, Long> waiting = new java.util.TreeMap<>();
+        seen(channel).forEach(s -> waiting.putAll(s.unassigned()));
+        return waiting;
+    }
+
+    private static java.util.stream.Stream<TopicWatch.Seen> seen(String channel) {
+        // the channel, or the copies SmallRye's concurrency attribute made of it (<channel>$1, <channel>$2...)
         return CHANNELS.entrySet().stream()
                 .filter(e -> e.getKey().equals(channel) || e.getKey().startsWith(channel + "$"))
-                .flatMap(e -> e.getValue().rowsNotRead().stream()).distinct().sorted().toList();
+                .map(e -> e.getValue().seen());
     }
 
     /** @return the channels of this connector in the application, by channel name */

@@ -16,34 +16,55 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * The {@code inbox-kafka} connector's offsets kept in the inbox's database (table {@code inbox_kafka_offset},
- * schema V12): per consumer group and partition, the offset of the next record to read. Written in the transaction
- * of the records they cover, so the database never holds an offset past an effect it lost; read when a partition
- * is assigned. The remedy the {@code KafkaConsumer} Javadoc describes for consumers that write to a database
- * ("Storing Offsets Outside Kafka").
+ * schema V12, topic id V13): per consumer group and partition, the offset of the next record to read and the Kafka
+ * topic id of the topic it belongs to. Written in the transaction of the records they cover, so the database never
+ * holds an offset past an effect it lost; read when a partition is assigned. The remedy the {@code KafkaConsumer}
+ * Javadoc describes for consumers that write to a database ("Storing Offsets Outside Kafka").
  */
 final class KafkaOffsets {
 
     /**
      * One partition's new offset.
      *
-     * @param next  the offset of the next record to read
-     * @param known the value this channel last wrote or read for the partition, {@code null} when it knows none; a
-     *              row found below it lost commits
+     * @param next    the offset of the next record to read
+     * @param known   the value this channel last wrote or read for the partition, {@code null} when it knows none; a
+     *                row found below it lost commits
+     * @param topicId the Kafka topic id of the partition's topic, written with the row; {@code null} leaves the row's
      */
-    record Advance(long next, Long known) {
+    record Advance(long next, Long known, String topicId) {
+
+        /** An advance without a topic id (the row keeps the one it has). */
+        Advance(long next, Long known) {
+            this(next, known, null);
+        }
     }
 
-    private static final String SELECT_SQL = "SELECT topic, kafka_partition, next_offset FROM inbox_kafka_offset "
-            + "WHERE consumer_group = ?";
+    /**
+     * One row.
+     *
+     * @param next    the offset of the next record to read
+     * @param topicId the Kafka topic id it was written for, {@code null} for a row written before schema V13
+     */
+    record Row(long next, String topicId) {
+    }
+
+    private static final String SELECT_SQL = "SELECT topic, kafka_partition, next_offset, topic_id "
+            + "FROM inbox_kafka_offset WHERE consumer_group = ?";
     /** Moves the row forward only while it still holds at least what the channel knows it wrote. */
     private static final String ADVANCE_SQL = "UPDATE inbox_kafka_offset SET next_offset = greatest(next_offset, ?), "
-            + "updated_at = now() WHERE consumer_group = ? AND topic = ? AND kafka_partition = ? AND next_offset >= ?";
+            + "topic_id = coalesce(?, topic_id), updated_at = now() "
+            + "WHERE consumer_group = ? AND topic = ? AND kafka_partition = ? AND next_offset >= ?";
     private static final String CREATE_SQL = "INSERT INTO inbox_kafka_offset (consumer_group, topic, kafka_partition, "
-            + "next_offset) VALUES (?, ?, ?, ?) ON CONFLICT (consumer_group, topic, kafka_partition) DO UPDATE SET "
-            + "next_offset = greatest(inbox_kafka_offset.next_offset, excluded.next_offset), updated_at = now()";
+            + "next_offset, topic_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT (consumer_group, topic, kafka_partition) DO "
+            + "UPDATE SET next_offset = greatest(inbox_kafka_offset.next_offset, excluded.next_offset), "
+            + "topic_id = coalesce(excluded.topic_id, inbox_kafka_offset.topic_id), updated_at = now()";
     private static final String SET_SQL = "INSERT INTO inbox_kafka_offset (consumer_group, topic, kafka_partition, "
-            + "next_offset) VALUES (?, ?, ?, ?) ON CONFLICT (consumer_group, topic, kafka_partition) DO UPDATE SET "
-            + "next_offset = excluded.next_offset, updated_at = now()";
+            + "next_offset, topic_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT (consumer_group, topic, kafka_partition) DO "
+            + "UPDATE SET next_offset = excluded.next_offset, "
+            + "topic_id = coalesce(excluded.topic_id, inbox_kafka_offset.topic_id), updated_at = now()";
+    /** Names the topic of a row written before schema V13, once its offset is known to be the topic's. */
+    private static final String STAMP_SQL = "UPDATE inbox_kafka_offset SET topic_id = ? "
+            + "WHERE consumer_group = ? AND topic = ? AND kafka_partition = ? AND topic_id IS NULL";
     private static final String DELETE_SQL = "DELETE FROM inbox_kafka_offset "
             + "WHERE consumer_group = ? AND topic = ? AND kafka_partition = ?";
 
@@ -60,26 +81,27 @@ final class KafkaOffsets {
      * @throws SQLException when the table cannot be read
      * @throws DatabaseUnavailableException when no connection can be had
      */
-    Map<TopicPartition, Long> read(String group, Collection<TopicPartition> partitions) throws SQLException {
-        Map<TopicPartition, Long> all = readAll(group);
+    Map<TopicPartition, Row> read(String group, Collection<TopicPartition> partitions) throws SQLException {
+        Map<TopicPartition, Row> all = readAll(group);
         all.keySet().retainAll(new HashSet<>(partitions));
         return all;
     }
 
     /**
      * @param group the consumer group
-     * @return every offset the table holds for the group
+     * @return every row the table holds for the group
      * @throws SQLException when the table cannot be read
      * @throws DatabaseUnavailableException when no connection can be had
      */
-    Map<TopicPartition, Long> readAll(String group) throws SQLException {
-        Map<TopicPartition, Long> found = new HashMap<>();
+    Map<TopicPartition, Row> readAll(String group) throws SQLException {
+        Map<TopicPartition, Row> found = new HashMap<>();
         try (Connection connection = database.connection();
              PreparedStatement select = connection.prepareStatement(SELECT_SQL)) {
             select.setString(1, group);
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    found.put(new TopicPartition(rs.getString(1), rs.getInt(2)), rs.getLong(3));
+                    found.put(new TopicPartition(rs.getString(1), rs.getInt(2)),
+                            new Row(rs.getLong(3), rs.getString(4)));
                 }
             }
         }
@@ -120,13 +142,15 @@ final class KafkaOffsets {
                     create.setString(2, tp.topic());
                     create.setInt(3, tp.partition());
                     create.setLong(4, advance.next());
+                    create.setString(5, advance.topicId());
                     create.executeUpdate();
                 } else {
                     update.setLong(1, advance.next());
-                    update.setString(2, group);
-                    update.setString(3, tp.topic());
-                    update.setInt(4, tp.partition());
-                    update.setLong(5, advance.known());
+                    update.setString(2, advance.topicId());
+                    update.setString(3, group);
+                    update.setString(4, tp.topic());
+                    update.setInt(5, tp.partition());
+                    update.setLong(6, advance.known());
                     if (update.executeUpdate() == 0) {
                         lost.add(tp);
                     }
@@ -142,10 +166,11 @@ final class KafkaOffsets {
      *
      * @param group   the consumer group
      * @param offsets the offsets to hold
+     * @param topicId the Kafka topic id of the partitions' topic, {@code null} to keep the rows'
      * @throws SQLException when a statement fails
      * @throws DatabaseUnavailableException when no connection can be had
      */
-    void set(String group, Map<TopicPartition, Long> offsets) throws SQLException {
+    void set(String group, Map<TopicPartition, Long> offsets, String topicId) throws SQLException {
         try (Connection connection = database.connection();
              PreparedStatement set = connection.prepareStatement(SET_SQL)) {
             for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
@@ -153,6 +178,7 @@ final class KafkaOffsets {
                 set.setString(2, e.getKey().topic());
                 set.setInt(3, e.getKey().partition());
                 set.setLong(4, e.getValue());
+                set.setString(5, topicId);
                 set.executeUpdate();
             }
         }
@@ -175,6 +201,27 @@ final class KafkaOffsets {
                 delete.setInt(3, tp.partition());
                 delete.executeUpdate();
             }
+        }
+    }
+
+    /**
+     * Names the topic of a partition's row written before schema V13 (no topic id), in the caller's transaction if
+     * any; a row that has one keeps it.
+     *
+     * @param group   the consumer group
+     * @param tp      the partition
+     * @param topicId the Kafka topic id of its topic
+     * @throws SQLException when the statement fails
+     * @throws DatabaseUnavailableException when no connection can be had
+     */
+    void stamp(String group, TopicPartition tp, String topicId) throws SQLException {
+        try (Connection connection = database.connection();
+             PreparedStatement stamp = connection.prepareStatement(STAMP_SQL)) {
+            stamp.setString(1, topicId);
+            stamp.setString(2, group);
+            stamp.setString(3, tp.topic());
+            stamp.setInt(4, tp.partition());
+            stamp.executeUpdate();
         }
     }
 }

@@ -4,10 +4,10 @@ import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.transaction.UserTransaction;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 
@@ -32,19 +31,19 @@ final class OffsetRows {
     private final KafkaOffsets store;
     private final PartitionOffsets offsets;
     private final LostCommits lost;
+    private final ClusterTopics topics;
     private long nextResolve;
-    private boolean rowsChecked;
-    /** Rows of the group's offsets for partitions this channel's topics do not have (for health). */
-    private volatile List<String> rowsNotRead = List.of();
 
     OffsetRows(InboxKafkaChannel.Settings settings, Supplier<? extends Consumer<?, ?>> consumer,
-               UserTransaction transaction, KafkaOffsets store, PartitionOffsets offsets, LostCommits lost) {
+               UserTransaction transaction, KafkaOffsets store, PartitionOffsets offsets, LostCommits lost,
+               ClusterTopics topics) {
         this.settings = settings;
         this.consumer = consumer;
         this.transaction = transaction;
         this.store = store;
         this.offsets = offsets;
         this.lost = lost;
+        this.topics = topics;
     }
 
     /** Tries again, once a second, the partitions assigned while the database could not be read. */
@@ -57,28 +56,44 @@ final class OffsetRows {
 
     /**
      * Decides where assigned partitions resume ({@link OffsetChoice}) and seeks them there; partitions whose
-     * offsets cannot be read (the database, or Kafka, not answering) are paused and tried again a second later.
+     * offsets or topic ids cannot be read (the database, or Kafka, not answering; a topic deleted since the
+     * assignment) are paused and tried again a second later.
      */
     void resolve(Collection<TopicPartition> partitions) {
         Consumer<?, ?> c = consumer.get();
         try {
-            Map<TopicPartition, Long> rows = store.read(settings.groupId(), partitions);
-            Map<TopicPartition, OffsetChoice> choices = OffsetChoice.resume(c, partitions, rows,
+            Map<String, String> ids = new HashMap<>();
+            topics.describe(partitions.stream().map(TopicPartition::topic).distinct().toList())
+                    .forEach((topic, described) -> ids.put(topic, described.id()));
+            Map<TopicPartition, KafkaOffsets.Row> rows = store.read(settings.groupId(), partitions);
+            Map<TopicPartition, OffsetChoice> choices = OffsetChoice.resume(c, partitions, rows, ids,
                     Duration.ofSeconds(10));
+            Map<TopicPartition, String> otherTopic = new LinkedHashMap<>();
             for (Map.Entry<TopicPartition, OffsetChoice> e : choices.entrySet()) {
                 TopicPartition tp = e.getKey();
                 OffsetChoice choice = e.getValue();
+                String id = ids.get(tp.topic());
                 if (choice.dropRow()) {
                     store.delete(settings.groupId(), List.of(tp));
                 }
                 if (choice.rowSetTo() != null) {
-                    store.set(settings.groupId(), Map.of(tp, choice.rowSetTo()));
+                    store.set(settings.groupId(), Map.of(tp, choice.rowSetTo()), id);
                 }
-                settle(tp, choice, rows.get(tp));
+                if (choice.stamp()) {
+                    store.stamp(settings.groupId(), tp, id);
+                }
+                offsets.topicId(tp.topic(), id);
+                KafkaOffsets.Row row = rows.get(tp);
+                if (choice.reason() == OffsetChoice.Reason.OTHER_TOPIC
+                        || choice.reason() == OffsetChoice.Reason.UNPROVEN_ROW) {
+                    otherTopic.put(tp, row.next() + " (topic id " + row.topicId() + ")");
+                }
+                settle(tp, choice, row == null ? null : row.next());
             }
-            if (!rowsChecked) {
-                rowsChecked = true;
-                checkRows();
+            if (!otherTopic.isEmpty()) {
+                InboxMessage.INBOX0617W.log(settings.channel(), otherTopic.toString(),
+                        choices.keySet().stream().filter(otherTopic::containsKey).map(tp -> ids.get(tp.topic()))
+                                .distinct().toList().toString());
             }
         } catch (WakeupException e) {
             throw e;
@@ -103,7 +118,7 @@ final class OffsetRows {
             case KAFKA_SET_ELSEWHERE, DATABASE_BEYOND_END -> InboxMessage.INBOX0614I.log(settings.channel(),
                     tp.toString(), String.valueOf(row), String.valueOf(choice.kafkaOffset()),
                     choice.reason() == OffsetChoice.Reason.DATABASE_BEYOND_END ? "the database's lies beyond the "
-                            + "partition's end: the topic was made again" : "Kafka's was set by another client, "
+                            + "partition's end: its log was cut below it" : "Kafka's was set by another client, "
                             + "another offset-store or an earlier version");
             default -> InboxLog.LOG.fine(() -> "Channel " + settings.channel() + ": " + tp + " resumes "
                     + (choice.seekTo() == null ? "at Kafka's committed offset" : "at " + choice.seekTo())
@@ -111,30 +126,34 @@ final class OffsetRows {
         }
     }
 
-    /** Finds rows of the group's offsets for partitions that none of the channel's topics has (for health). */
-    private void checkRows() throws SQLException {
-        List<String> notRead = new ArrayList<>();
-        for (TopicPartition tp : store.readAll(settings.groupId()).keySet()) {
-            if (!settings.topics().contains(tp.topic())) {
-                notRead.add(tp.toString());
-                continue;
+    /**
+     * Assigned partitions whose topic was deleted and made again while the channel read them (the consumer keeps
+     * its position, which is no position in the new topic): their rows are set to the new topic's start with its
+     * id, and they are sought there ({@code INBOX0617W}). A failure leaves them for the next watch round.
+     *
+     * @param partitions the partitions
+     * @param topicId    the new topic's Kafka topic id
+     */
+    void recreated(Collection<TopicPartition> partitions, String topicId) {
+        Consumer<?, ?> c = consumer.get();
+        try {
+            Map<TopicPartition, Long> starts = new LinkedHashMap<>(c.beginningOffsets(partitions,
+                    Duration.ofSeconds(10)));
+            Map<TopicPartition, String> rows = new LinkedHashMap<>();
+            for (TopicPartition tp : partitions) {
+                rows.put(tp, offsets.known(tp) + " (topic id " + offsets.topicId(tp.topic()) + ")");
             }
-            List<PartitionInfo> infos = consumer.get().partitionsFor(tp.topic(), Duration.ofSeconds(10));
-            if (infos == null || tp.partition() >= infos.size()) {
-                notRead.add(tp.toString());
-            }
+            store.set(settings.groupId(), starts, topicId);
+            offsets.restart(starts);
+            partitions.forEach(tp -> offsets.topicId(tp.topic(), topicId));
+            starts.forEach(c::seek);
+            InboxMessage.INBOX0617W.log(settings.channel(), rows.toString(), List.of(topicId).toString());
+        } catch (WakeupException e) {
+            throw e;
+        } catch (Exception e) {
+            InboxLog.LOG.log(Level.FINE, "Channel " + settings.channel() + ": setting the rows of " + partitions
+                    + " to the start of the topic made again failed; tried again at the next round", e);
         }
-        notRead.sort(null);
-        rowsNotRead = List.copyOf(notRead);
-        if (!notRead.isEmpty()) {
-            InboxMessage.INBOX0615W.log(settings.channel(), settings.groupId(), notRead.toString(),
-                    settings.topics().toString());
-        }
-    }
-
-    /** @return rows of the group's database offsets for partitions the channel's topics do not have */
-    List<String> rowsNotRead() {
-        return rowsNotRead;
     }
 
     /**

@@ -68,6 +68,8 @@ final class PartitionOffsets {
     private final Set<TopicPartition> unresolved = new LinkedHashSet<>();
     /** Partitions sought back to the database's offsets during the current poll's processing. */
     private final Set<TopicPartition> rewound = new HashSet<>();
+    /** Per topic, the Kafka topic id its assigned partitions were resolved against (written with their rows). */
+    private final Map<String, String> topicIds = new HashMap<>();
 
     /** A new consumer: nothing is committed, known or assigned yet. */
     void newConsumer() {
@@ -75,6 +77,7 @@ final class PartitionOffsets {
         known.clear();
         floor.clear();
         unresolved.clear();
+        topicIds.clear();
     }
 
     // ---------------------------------------------------------------- processed records
@@ -166,7 +169,7 @@ final class PartitionOffsets {
             next.merge(new TopicPartition(r.topic(), r.partition()), r.offset() + 1, Math::max);
         }
         Map<TopicPartition, KafkaOffsets.Advance> advances = new HashMap<>();
-        next.forEach((tp, n) -> advances.put(tp, new KafkaOffsets.Advance(n, known.get(tp))));
+        next.forEach((tp, n) -> advances.put(tp, new KafkaOffsets.Advance(n, known.get(tp), topicIds.get(tp.topic()))));
         return advances;
     }
 
@@ -176,7 +179,7 @@ final class PartitionOffsets {
         positions.forEach((tp, position) -> {
             Long row = known.get(tp);
             if (row == null || position > row) {
-                advances.put(tp, new KafkaOffsets.Advance(position, row));
+                advances.put(tp, new KafkaOffsets.Advance(position, row, topicIds.get(tp.topic())));
             }
         });
         return advances;
@@ -255,6 +258,38 @@ final class PartitionOffsets {
         }
         floor.put(tp, row);
         return unresolved.remove(tp);
+    }
+
+    /**
+     * @param topic a topic name
+     * @return the Kafka topic id its partitions were resolved against, {@code null} when none is known
+     */
+    String topicId(String topic) {
+        return topicIds.get(topic);
+    }
+
+    /** Records the Kafka topic id a topic's partitions were resolved against. */
+    void topicId(String topic, String id) {
+        topicIds.put(topic, id);
+    }
+
+    /**
+     * Partitions of a topic made again under their feet start over at the new topic's start: their commits and
+     * processed offsets are forgotten, confirmations of commits sent before now are ignored, and their rows are known
+     * to hold the start.
+     *
+     * @param starts each partition's first offset in the new topic
+     */
+    void restart(Map<TopicPartition, Long> starts) {
+        epoch++;
+        starts.forEach((tp, start) -> {
+            committed.remove(tp);
+            processedUpTo.remove(tp);
+            behindSince.remove(tp);
+            behindFrom.remove(tp);
+            known.put(tp, start);
+            floor.put(tp, start);
+        });
     }
 
     /** @return those of the partitions not already waiting for the database; all of them wait afterwards */

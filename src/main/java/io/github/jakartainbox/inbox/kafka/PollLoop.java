@@ -33,14 +33,19 @@ final class PollLoop implements Runnable {
     private final OffsetRows rows;
     private final KafkaCommits commits;
     private final GroupTransaction groups;
+    private final ClusterTopics topics;
+    private final TopicWatch watch;
     private volatile Consumer<Object, Object> consumer;
 
     PollLoop(InboxKafkaChannel channel, UserTransaction transaction, InboxClaim inbox, KafkaOffsets store) {
         this.channel = channel;
         this.settings = channel.settings();
         this.lost = new LostCommits(settings.channel(), this::consumer, offsets,
-                partitions -> store.read(settings.groupId(), partitions));
-        this.rows = new OffsetRows(settings, this::consumer, transaction, store, offsets, lost);
+                partitions -> next(store.read(settings.groupId(), partitions)));
+        this.topics = new ClusterTopics.OverAdmin(settings.kafka());
+        this.rows = new OffsetRows(settings, this::consumer, transaction, store, offsets, lost, topics);
+        this.watch = new TopicWatch(settings, this::consumer, topics, offsets,
+                settings.offsetsInDatabase() ? rows : null, store);
         this.commits = new KafkaCommits(settings, this::consumer, offsets, rows, channel::running);
         this.groups = new GroupTransaction(channel, transaction, inbox, store, offsets, lost);
     }
@@ -54,9 +59,15 @@ final class PollLoop implements Runnable {
         return offsets.behindSince();
     }
 
-    /** @return see {@link OffsetRows#rowsNotRead()} */
-    List<String> rowsNotRead() {
-        return rows.rowsNotRead();
+    /** @return what the last round of the topic watch found ({@link TopicWatch}) */
+    TopicWatch.Seen seen() {
+        return watch.seen();
+    }
+
+    private static Map<TopicPartition, Long> next(Map<TopicPartition, KafkaOffsets.Row> rows) {
+        Map<TopicPartition, Long> next = new java.util.HashMap<>();
+        rows.forEach((tp, row) -> next.put(tp, row.next()));
+        return next;
     }
 
     /** Interrupts a poll in progress. */
@@ -91,6 +102,7 @@ final class PollLoop implements Runnable {
                         if (settings.offsetsInDatabase()) {
                             lost.verify();
                         }
+                        watch.run();
                     }
                 }
                 commits.progress(true);
@@ -105,6 +117,7 @@ final class PollLoop implements Runnable {
                 consumer = null;
             }
         }
+        topics.close();
     }
 
     /** Processes one poll's records in groups; seeks back the partitions of what was left undone. */

@@ -155,6 +155,11 @@ public enum InboxMessage implements CataloguedMessage {
             + "{3} has."),
     INBOX0616W(Level.WARNING, "Channel {0}: where {1} resume cannot be read ({2}); they are paused and tried again "
             + "every second."),
+    INBOX0617W(Level.WARNING, "Channel {0}: database offsets {1} are not proven to be of topic id {2} (a topic "
+            + "made again under the name); those partitions are read from their start."),
+    INBOX0618W(Level.WARNING, "Channel {0}: topic {1} does not exist in the cluster (deleted, or not made yet); "
+            + "nothing of it is read until it exists."),
+    INBOX0619I(Level.INFO, "Channel {0}: topic {1} exists again (topic id {2}, {3} partitions)."),
 
     INBOX0701E(Level.SEVERE, "Cannot read {0}: the method does not take a jakarta.jms.Message parameter."),
     INBOX0702E(Level.SEVERE, "JMS property ''{0}'' holds a {1}, not a string."),

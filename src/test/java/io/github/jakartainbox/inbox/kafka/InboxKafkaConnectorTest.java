@@ -38,6 +38,13 @@ class InboxKafkaConnectorTest {
     }
 
     @Test
+    void aChannelsOwnMetadataAgeIsKept() {
+        Map<String, String> p = channel("orders-billing");
+        p.put("metadata.max.age.ms", "5000");
+        assertEquals("5000", InboxKafkaConnector.settings(config(p)).kafka().getProperty("metadata.max.age.ms"));
+    }
+
+    @Test
     void kafkaKeysGoToTheConsumerWithReadCommittedAndNoAutoCommitTheConnectorsOwnDoNot() {
         Map<String, String> p = channel("orders-billing");
         p.put("group.max-size", "10");
@@ -52,6 +59,8 @@ class InboxKafkaConnectorTest {
         assertEquals("false", s.kafka().getProperty("enable.auto.commit"));
         assertEquals("billing", s.kafka().getProperty("group.id"));
         assertEquals("inbox-kafka-orders-billing", s.kafka().getProperty("client.id"));
+        assertEquals("30000", s.kafka().getProperty("metadata.max.age.ms"),
+                "partitions added to a topic are seen within 30 s, not the client's 5 min");
         for (String own : List.of("group.max-size", "group.claim", "fast.ack", "topic", "connector", "channel-name")) {
             assertTrue(!s.kafka().containsKey(own), own + " is the connector's, not the Kafka consumer's");
         }

@@ -93,6 +93,36 @@ class KafkaOffsetsIT {
     }
 
     @Test
+    void rowsCarryTheTopicIdTheyWereWrittenFor() throws SQLException {
+        advance("g6", Map.of(P0, new KafkaOffsets.Advance(10, null, "id-1"), P1, new KafkaOffsets.Advance(5, null)));
+        advance("g6", Map.of(P0, new KafkaOffsets.Advance(20, 10L, null)));
+        assertAll(() -> assertEquals("id-1", topicId("g6", P0), "an advance without an id keeps the row's"),
+                () -> assertEquals(20L, row("g6", P0)),
+                () -> assertEquals(null, topicId("g6", P1), "no id known: none written"));
+        advance("g6", Map.of(P1, new KafkaOffsets.Advance(9, 5L, "id-2")));
+        assertEquals("id-2", topicId("g6", P1), "an advance names the row's topic");
+    }
+
+    @Test
+    void aRowWrittenBeforeTopicIdsIsReadWithoutOne() throws SQLException {
+        execute("INSERT INTO inbox_kafka_offset (consumer_group, topic, kafka_partition, next_offset) "
+                + "VALUES ('g7', 'orders', 0, 514)");
+        assertAll(() -> assertEquals(514L, row("g7", P0)), () -> assertEquals(null, topicId("g7", P0)));
+    }
+
+    private static String topicId(String group, TopicPartition tp) throws SQLException {
+        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT topic_id FROM "
+                + "inbox_kafka_offset WHERE consumer_group = ? AND topic = ? AND kafka_partition = ?")) {
+            ps.setString(1, group);
+            ps.setString(2, tp.topic());
+            ps.setInt(3, tp.partition());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    @Test
     void negativeOffsetsAreRefusedByTheTable() {
         assertThrows(SQLException.class, () -> advance("g5", Map.of(P0, new KafkaOffsets.Advance(-1, null))));
     }
