@@ -39,11 +39,18 @@ class OutboxDatabase {
 
     /**
      * Early, before the relay starts and the messaging connectors deliver: the tables made or checked. A database
-     * that gives no connection does not fail the start (the relay makes them at its first poll that reaches it); a
-     * schema that cannot be made or is wrong does.
+     * that gives no connection, whatever the reason (down, full, a wrong password), does not fail the start, as it
+     * does not fail the inbox's (INBOX0013W): the relay makes them at its first poll that reaches it, and readiness
+     * says DOWN meanwhile. A schema that cannot be made or is wrong does fail it.
      */
     void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) @Initialized(ApplicationScoped.class)
                  Object applicationStarted) {
+        try (Connection probe = dataSource().getConnection()) {
+            probe.isValid(1);
+        } catch (SQLException e) {
+            OutboxMessage.OUTBOX0203W.log(e.toString());
+            return;
+        }
         try {
             tables();
         } catch (IllegalStateException e) {
