@@ -24,6 +24,8 @@ enum BillingMessage implements CataloguedMessage {
     BILLING0109E(Level.SEVERE, "field ''{0}'' must be a non-empty JSON string, got {1}."),
     BILLING0110E(Level.SEVERE, "field ''{0}'' has {1} characters, more than the {2} it may have: ''{3}''."),
     BILLING0111E(Level.SEVERE, "field ''{0}'' holds control character U+{1} at index {2}{3}: ''{4}''."),
+    BILLING0120E(Level.SEVERE, "field ''{0}'' holds {1} U+{2} at index {3}, which would reorder or break the text of "
+            + "the invoice mail and PDF: ''{4}''."),
     BILLING0112E(Level.SEVERE, "{0} ''{1}'' is not one plain address: it holds {2}. Send exactly one "
             + "local-part@domain."),
     BILLING0113E(Level.SEVERE, "{0} ''{1}'' holds non-ASCII character U+{2} at index {3}: internationalized addresses "

@@ -127,6 +127,8 @@ public class InvoiceMailer {
                     Printable.of(invoice.getOrderId(), 60), event.eventId(), Printable.of(event.orderId(), 60),
                     "order id, customer, amount and currency must all match"));
         }
+        // the contract's display rule again, for an invoice stored before it refused bidirectional controls
+        OrderConfirmed.shownAsIs("order_id", invoice.getOrderId());
         String messageId = messageId(event.eventId());
         if (messageId.equals(accepted.get(event.eventId()))) {
             // the server accepted this mail in a transaction that rolled back: record it, do not send it again
