@@ -124,7 +124,13 @@ enum BillingMessage implements CataloguedMessage {
     BILLING0248E(Level.SEVERE, "Dead letter {0} cannot be re-driven from this service: {1}."),
     BILLING0249E(Level.SEVERE, "Dead letter {0} {1} meanwhile: look at the row before doing more."),
     BILLING0239E(Level.SEVERE, "Configuration key billing.api.allowed-origins holds ''{0}'', which is not an origin; "
-            + "it is ignored.");
+            + "it is ignored."),
+    BILLING0259E(Level.SEVERE, "Refused {0} {1}: Host {2} is not one of this service''s names ({3}); a page of "
+            + "another name may not use it. Add the name to billing.api.allowed-hosts."),
+    BILLING0260E(Level.SEVERE, "Refused {0} {1}: header {2} appears {3} times; a request carries it once."),
+    BILLING0261E(Level.SEVERE, "Query parameter ''{0}'' appears more than once in {1} {2}; give it once."),
+    BILLING0264E(Level.SEVERE, "Configuration key billing.api.allowed-hosts holds ''{0}'', which is not a host name "
+            + "without a port; it is ignored.");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
 

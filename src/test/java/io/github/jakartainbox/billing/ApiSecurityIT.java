@@ -11,6 +11,10 @@ import io.github.jakartainbox.testing.OrderRecords;
 import io.github.jakartainbox.testing.TestEnv;
 import io.github.jakartainbox.testing.TopicReader;
 import java.math.BigDecimal;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -328,5 +332,68 @@ class ApiSecurityIT {
                 "analytics failed again");
         assertEquals("operator", db.text("SELECT resolved_by FROM inbox_dead_letter WHERE id = ? AND discarded_at IS NOT NULL",
                 analytics), "the discarded one stays discarded");
+    }
+
+    /** One HTTP/1.1 request over a socket from the local address {@code from} (any of 127.0.0.0/8 on Linux), with
+     *  its header lines as written; the whole answer as text. */
+    static String raw(String from, String method, String path, String headers) throws Exception {
+        try (Socket socket = new Socket()) {
+            socket.bind(new InetSocketAddress(from, 0));
+            socket.connect(new InetSocketAddress("127.0.0.1", TestEnv.HTTP_PORT), 10_000);
+            socket.setSoTimeout(60_000);
+            String request = method + " " + path + " HTTP/1.1\r\n" + headers + "Content-Length: 0\r\n"
+                    + "Connection: close\r\n\r\n";
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static String basic(Api.User user) {
+        return "Authorization: Basic " + Base64.getEncoder().encodeToString((user.name() + ":" + user.password())
+                .getBytes(StandardCharsets.UTF_8)) + "\r\n";
+    }
+
+    /**
+     * DNS rebinding: a page of another name whose address is made to resolve to this server is its own origin, so
+     * its Host and Origin agree; the cross-site rule passed it. A Host outside billing.api.allowed-hosts is refused,
+     * a read or the page as well as a change; the local names pass.
+     */
+    @Test
+    void aRequestAddressedToAnotherNameIsRefusedEvenFromThatNamesOwnPage() throws Exception {
+        String rebound = "rebound.example.test:" + TestEnv.HTTP_PORT;
+        String change = raw("127.0.0.1", "DELETE", "/billing/api/dead-letters/999999999999", "Host: " + rebound
+                + "\r\nOrigin: http://" + rebound + "\r\n" + basic(Api.OPERATOR));
+        assertTrue(change.startsWith("HTTP/1.1 403 ") && change.contains("BILLING0259E: Refused DELETE")
+                && change.contains("Host " + rebound), change);
+        String read = raw("127.0.0.1", "GET", "/billing/api/inbox", "Host: " + rebound + "\r\n" + basic(Api.READER));
+        assertTrue(read.startsWith("HTTP/1.1 403 ") && read.contains("BILLING0259E"), read);
+        String page = raw("127.0.0.1", "GET", "/billing/", "Host: " + rebound + "\r\n");
+        assertTrue(page.startsWith("HTTP/1.1 403 ") && page.contains("BILLING0259E"), page);
+        for (String host : List.of("localhost", "LocalHost", "127.0.0.1", "[::1]")) {
+            String own = host + ":" + TestEnv.HTTP_PORT;
+            String passed = raw("127.0.0.1", "DELETE", "/billing/api/dead-letters/999999999999", "Host: " + own
+                    + "\r\nOrigin: http://" + own + "\r\n" + basic(Api.OPERATOR));
+            assertTrue(passed.startsWith("HTTP/1.1 404 ") && passed.contains("BILLING0254E"), host + ": " + passed);
+        }
+    }
+
+    /** With two Origin headers only the first was checked: a foreign origin second passed. Now refused, either way. */
+    @Test
+    void aRequestWithTwoOriginHeadersIsRefused() throws Exception {
+        String own = "http://localhost:" + TestEnv.HTTP_PORT;
+        String host = "Host: localhost:" + TestEnv.HTTP_PORT + "\r\n";
+        for (String origins : List.of("Origin: " + own + "\r\nOrigin: https://evil.example.test\r\n",
+                "Origin: https://evil.example.test\r\nOrigin: " + own + "\r\n", "Origin: " + own + "\r\nOrigin: " + own
+                        + "\r\n")) {
+            String answer = raw("127.0.0.1", "DELETE", "/billing/api/dead-letters/999999999999", host + origins
+                    + basic(Api.OPERATOR));
+            assertTrue(answer.startsWith("HTTP/1.1 400 ") && answer.contains("BILLING0260E")
+                    && answer.contains("header Origin appears 2 times"), origins + ": " + answer);
+        }
+        String fetchSite = raw("127.0.0.1", "GET", "/billing/api/inbox", host + "Sec-Fetch-Site: same-origin\r\n"
+                + "Sec-Fetch-Site: cross-site\r\n" + basic(Api.READER));
+        assertTrue(fetchSite.startsWith("HTTP/1.1 400 ") && fetchSite.contains("header Sec-Fetch-Site appears 2 times"),
+                fetchSite);
     }
 }
