@@ -129,6 +129,12 @@ enum BillingMessage implements CataloguedMessage {
             + "another name may not use it. Add the name to billing.api.allowed-hosts."),
     BILLING0260E(Level.SEVERE, "Refused {0} {1}: header {2} appears {3} times; a request carries it once."),
     BILLING0261E(Level.SEVERE, "Query parameter ''{0}'' appears more than once in {1} {2}; give it once."),
+    BILLING0262W(Level.WARNING, "Sign-ins of {0} {1} are refused until {2}: {3} failed within {4}, the last as user "
+            + "{5} from {6}."),
+    BILLING0263E(Level.SEVERE, "Too many failed sign-ins for this user or from this address: sign-ins are refused for "
+            + "{0} second(s) more."),
+    BILLING0265E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be a whole number from 1 to 1000. "
+            + "The default {2} is used."),
     BILLING0264E(Level.SEVERE, "Configuration key billing.api.allowed-hosts holds ''{0}'', which is not a host name "
             + "without a port; it is ignored.");
 

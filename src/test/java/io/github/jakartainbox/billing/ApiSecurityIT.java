@@ -11,7 +11,10 @@ import io.github.jakartainbox.testing.OrderRecords;
 import io.github.jakartainbox.testing.TestEnv;
 import io.github.jakartainbox.testing.TopicReader;
 import java.math.BigDecimal;
+import io.github.jakartainbox.testing.Waiting;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -395,5 +398,49 @@ class ApiSecurityIT {
                 + "Sec-Fetch-Site: cross-site\r\n" + basic(Api.READER));
         assertTrue(fetchSite.startsWith("HTTP/1.1 400 ") && fetchSite.contains("header Sec-Fetch-Site appears 2 times"),
                 fetchSite);
+    }
+
+    /** The Arquillian server's log, as the client sees it (src/test/liberty, server inbox-it-HTTP_PORT). */
+    private static String serverLog() throws Exception {
+        return Files.readString(Path.of("target", "liberty", "wlp", "usr", "servers", "inbox-it-" + TestEnv.HTTP_PORT,
+                "logs", "messages.log"), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * 100 wrong passwords in 2 s were 100 quick 401s, with nothing to alert on. Five failures of one user name, or from
+     * one client address, within the lockout (the test server's PT3S) lock it: its sign-ins answer 429 with
+     * Retry-After, even with the right password, and the lock is logged once with BILLING0262W; after the lockout the
+     * right password works again. The test signs in from addresses of its own (127.0.0.3 to .5), so that the lock of
+     * an address does not reach the other tests' 127.0.0.1.
+     */
+    @Test
+    void repeatedFailedSignInsLockTheUserAndTheAddressForAWhile() throws Exception {
+        String host = "Host: localhost:" + TestEnv.HTTP_PORT + "\r\n";
+        String guesser = "127.0.0.3";
+        for (int i = 0; i < 5; i++) {
+            String answer = raw(guesser, "GET", "/billing/api/inbox", host
+                    + basic(new Api.User("guess-" + i + "-" + UUID.randomUUID(), "wrong")));
+            assertTrue(answer.startsWith("HTTP/1.1 401 "), "failure " + (i + 1) + ": " + answer);
+        }
+        String locked = raw(guesser, "GET", "/billing/api/inbox", host + basic(Api.OPERATOR));
+        assertTrue(locked.startsWith("HTTP/1.1 429 ") && locked.contains("BILLING0263E")
+                && locked.toLowerCase(java.util.Locale.ROOT).contains("\r\nretry-after: "), "the address is locked, "
+                + "whoever signs in from it, the right password too: " + locked);
+        assertTrue(raw("127.0.0.4", "GET", "/billing/api/inbox", host + basic(Api.OPERATOR)).startsWith("HTTP/1.1 200 "),
+                "the same user from another address");
+
+        for (int i = 0; i < 5; i++) {
+            String answer = raw("127.0.0.4", "GET", "/billing/api/inbox", host
+                    + basic(new Api.User(Api.READER.name(), "wrong-" + i)));
+            assertTrue(answer.startsWith("HTTP/1.1 401 "), "failure " + (i + 1) + ": " + answer);
+        }
+        String user = raw("127.0.0.5", "GET", "/billing/api/inbox", host + basic(Api.READER));
+        assertTrue(user.startsWith("HTTP/1.1 429 ") && user.contains("BILLING0263E"), "the user is locked wherever it "
+                + "signs in from: " + user);
+        Waiting.await("the locks logged").atMost(Duration.ofSeconds(30)).until(() -> serverLog().contains(
+                "BILLING0262W: Sign-ins of address " + guesser + " are refused until") && serverLog().contains(
+                "BILLING0262W: Sign-ins of user " + Api.READER.name() + " are refused until"));
+        Waiting.await("the reader's lock to end").atMost(Duration.ofSeconds(30)).until(() -> raw("127.0.0.5", "GET",
+                "/billing/api/inbox", host + basic(Api.READER)).startsWith("HTTP/1.1 200 "));
     }
 }
