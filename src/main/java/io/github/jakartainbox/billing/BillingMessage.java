@@ -24,6 +24,8 @@ enum BillingMessage implements CataloguedMessage {
     BILLING0109E(Level.SEVERE, "field ''{0}'' must be a non-empty JSON string, got {1}."),
     BILLING0110E(Level.SEVERE, "field ''{0}'' has {1} characters, more than the {2} it may have: ''{3}''."),
     BILLING0111E(Level.SEVERE, "field ''{0}'' holds control character U+{1} at index {2}{3}: ''{4}''."),
+    BILLING0120E(Level.SEVERE, "field ''{0}'' holds {1} U+{2} at index {3}, which would reorder or break the text of "
+            + "the invoice mail and PDF: ''{4}''."),
     BILLING0112E(Level.SEVERE, "{0} ''{1}'' is not one plain address: it holds {2}. Send exactly one "
             + "local-part@domain."),
     BILLING0113E(Level.SEVERE, "{0} ''{1}'' holds non-ASCII character U+{2} at index {3}: internationalized addresses "
@@ -122,7 +124,19 @@ enum BillingMessage implements CataloguedMessage {
     BILLING0248E(Level.SEVERE, "Dead letter {0} cannot be re-driven from this service: {1}."),
     BILLING0249E(Level.SEVERE, "Dead letter {0} {1} meanwhile: look at the row before doing more."),
     BILLING0239E(Level.SEVERE, "Configuration key billing.api.allowed-origins holds ''{0}'', which is not an origin; "
-            + "it is ignored.");
+            + "it is ignored."),
+    BILLING0259E(Level.SEVERE, "Refused {0} {1}: Host {2} is not one of this service''s names ({3}); a page of "
+            + "another name may not use it. Add the name to billing.api.allowed-hosts."),
+    BILLING0260E(Level.SEVERE, "Refused {0} {1}: header {2} appears {3} times; a request carries it once."),
+    BILLING0261E(Level.SEVERE, "Query parameter ''{0}'' appears more than once in {1} {2}; give it once."),
+    BILLING0262W(Level.WARNING, "Sign-ins of {0} {1} are refused until {2}: {3} failed within {4}, the last as user "
+            + "{5} from {6}."),
+    BILLING0263E(Level.SEVERE, "Too many failed sign-ins for this user or from this address: sign-ins are refused for "
+            + "{0} second(s) more."),
+    BILLING0265E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be a whole number from 1 to 1000. "
+            + "The default {2} is used."),
+    BILLING0264E(Level.SEVERE, "Configuration key billing.api.allowed-hosts holds ''{0}'', which is not a host name "
+            + "without a port; it is ignored.");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
 

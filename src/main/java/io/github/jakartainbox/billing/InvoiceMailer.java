@@ -18,11 +18,13 @@ import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.Base64;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -127,6 +129,8 @@ public class InvoiceMailer {
                     Printable.of(invoice.getOrderId(), 60), event.eventId(), Printable.of(event.orderId(), 60),
                     "order id, customer, amount and currency must all match"));
         }
+        // the contract's display rule again, for an invoice stored before it refused bidirectional controls
+        OrderConfirmed.shownAsIs("order_id", invoice.getOrderId());
         String messageId = messageId(event.eventId());
         if (messageId.equals(accepted.get(event.eventId()))) {
             // the server accepted this mail in a transaction that rolled back: record it, do not send it again
@@ -265,7 +269,9 @@ public class InvoiceMailer {
     static void compose(MimeMessage message, Invoice invoice, InternetAddress to) throws MessagingException {
         message.setFrom();
         message.setRecipient(MimeMessage.RecipientType.TO, to);
-        message.setSubject("Invoice " + invoice.getInvoiceNumber() + " for order " + invoice.getOrderId(), "UTF-8");
+        // folded before the order id, so that no line of the header passes 78 characters (RFC 5322 section 2.1.1)
+        message.setHeader("Subject", "Invoice " + invoice.getInvoiceNumber() + " for order\r\n "
+                + encodedWords(invoice.getOrderId()));
         MimeBodyPart text = new MimeBodyPart();
         text.setText("Thank you for your order " + invoice.getOrderId() + ". Your invoice "
                 + invoice.getInvoiceNumber() + " over " + invoice.getAmount().toPlainString() + " "
@@ -276,6 +282,46 @@ public class InvoiceMailer {
         pdf.setFileName(invoice.getInvoiceNumber() + ".pdf");
         message.setContent(new MimeMultipart(text, pdf));
         message.saveChanges();
+    }
+
+    /** Most bytes of UTF-8 in one encoded word: 45 bytes are 60 Base64 characters, 72 with the word's delimiters
+     *  ({@code =?UTF-8?B?...?=}), within RFC 2047's 75 (section 2). */
+    private static final int ENCODED_WORD_BYTES = 45;
+
+    /**
+     * Event data for an unstructured header field ({@code Subject}), written so that every mail program shows the
+     * text as stored: as RFC 2047 encoded words ({@code B}, UTF-8) always, whatever it holds. Jakarta Mail's
+     * {@code setSubject} leaves ASCII text as it is, so an {@code order_id} that is itself an encoded word
+     * ({@code =?UTF-8?B?QmNjOiB4MTFAZXZpbC50ZXN0?=}) went out raw and was shown decoded ("Bcc: x11@evil.test"); inside
+     * an encoded word it is only text. Words are split between characters, never inside one (section 5, rule 3), and
+     * folded onto lines of their own; the white space between two encoded words is not shown (section 6.2).
+     *
+     * @param text the text, any Unicode (the contract has refused control characters and line separators)
+     * @return it as one or more encoded words separated by a folding line break
+     */
+    static String encodedWords(String text) {
+        StringBuilder out = new StringBuilder();
+        int start = 0;
+        while (start < text.length()) {
+            int end = start;
+            int bytes = 0;
+            while (end < text.length()) {
+                int codePoint = text.codePointAt(end);
+                int size = new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8).length;
+                if (bytes + size > ENCODED_WORD_BYTES) {
+                    break;
+                }
+                bytes += size;
+                end += Character.charCount(codePoint);
+            }
+            if (out.length() > 0) {
+                out.append("\r\n ");
+            }
+            out.append("=?UTF-8?B?").append(Base64.getEncoder().encodeToString(
+                    text.substring(start, end).getBytes(StandardCharsets.UTF_8))).append("?=");
+            start = end;
+        }
+        return out.toString();
     }
 
     /** The one recipient: the stored address checked by the contract's rule again (an invoice stored before the rule

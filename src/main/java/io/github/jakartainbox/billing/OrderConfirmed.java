@@ -75,7 +75,8 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
      * The contract of an {@code orders.confirmed} value, checked in full before any work, the same for every
      * consumer (docs/dead-letters.md, "Bad input"): one JSON object by {@link StrictJson} (no member twice); {@code event_id},
      * {@code order_id}, {@code customer_email}, {@code amount} and {@code currency} non-empty JSON strings without
-     * control characters (U+0000 to U+001F, U+007F to U+009F: PostgreSQL text cannot hold U+0000); {@code order_id}
+     * control characters (U+0000 to U+001F, U+007F to U+009F: PostgreSQL text cannot hold U+0000), bidirectional
+     * controls or line and paragraph separators ({@link #shownAsIs}); {@code order_id}
      * at most {@value #MAX_ORDER_ID_CHARS} characters (Unicode code points, here and below: an emoji is one),
      * {@code customer_email} at most {@value #MAX_EMAIL_CHARS} and one plain ASCII address by
      * {@link CustomerEmail#check} (RFC 5322 section 3.4.1, dot-atom form; no names, groups, several addresses or
@@ -161,7 +162,41 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
                         c == 0 ? ", which PostgreSQL text cannot store" : "", shortened(text)));
             }
         }
+        return shownAsIs(field, text);
+    }
+
+    /**
+     * Refuses the characters that change how the text around them is shown, in the mail's subject and body and in the
+     * PDF: the bidirectional controls (U+202A to U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C; a U+202E makes
+     * "fdp.exe" read "exe.pdf", Unicode Technical Standard 39 and CVE-2021-42574) and the line and paragraph
+     * separators U+2028 and U+2029 (a line break inside a one-line field).
+     *
+     * @param field the field's name, for the reason
+     * @param text  its value
+     * @return the value, when it holds none of them
+     * @throws UnprocessableEventException ({@code BILLING0120E}) naming the first such character and its index
+     */
+    static String shownAsIs(String field, String text) {
+        for (int i = 0; i < text.length(); i++) {
+            String kind = reordering(text.charAt(i));
+            if (kind != null) {
+                throw new UnprocessableEventException(BillingMessage.BILLING0120E.format(field, kind,
+                        String.format("%04X", (int) text.charAt(i)), String.valueOf(i), shortened(text)));
+            }
+        }
         return text;
+    }
+
+    /** @return what the character is when it reorders or breaks displayed text, else null */
+    private static String reordering(char c) {
+        if ((c >= '\u202A' && c <= '\u202E') || (c >= '\u2066' && c <= '\u2069') || c == '\u200E' || c == '\u200F'
+                || c == '\u061C') {
+            return "bidirectional control";
+        }
+        if (c == '\u2028' || c == '\u2029') {
+            return c == '\u2028' ? "line separator" : "paragraph separator";
+        }
+        return null;
     }
 
     private static String shortened(String text) {

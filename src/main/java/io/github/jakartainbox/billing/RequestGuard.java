@@ -13,15 +13,29 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * Every request to the billing application (the operator page and {@code /api/*}) passes here first (web.xml):
  * <ul>
+ *   <li><b>Requests to other names are refused</b> (403, {@code BILLING0259E}): a {@code Host} header whose name (port
+ *       aside) is not in {@value #ALLOWED_HOSTS} (by default the local names, {@value #LOCAL_HOSTS}), whatever the
+ *       method. A page of another name whose address is made to resolve to this server (DNS rebinding) is its own
+ *       origin: its {@code Host} and {@code Origin} agree and the rule below passes it; only the name tells it
+ *       apart.</li>
+ *   <li><b>A guard header sent twice is refused</b> (400, {@code BILLING0260E}): {@code Host}, {@code Origin},
+ *       {@code Sec-Fetch-Site}, {@code Sec-Fetch-Mode}; only the first {@code Origin} was checked.</li>
+ *   <li><b>A repeated query parameter of the API is refused</b> (400, {@code BILLING0261E}, naming it): the runtime
+ *       takes the first and drops the others, as the bulk body's reader refuses a repeated member.</li>
  *   <li><b>Cross-site writes are refused</b> (403, {@code BILLING0230E}): a request with any method but GET, HEAD and
  *       OPTIONS whose {@code Origin} header is present and is neither this service's origin (the request's scheme
  *       and its {@code Host} header, default port filled in) nor in {@value #ALLOWED_ORIGINS}, or whose
@@ -53,14 +67,26 @@ public class RequestGuard implements Filter {
     /** MicroProfile Config key (also a server.xml variable): origins besides the service's own, comma-separated. */
     public static final String ALLOWED_ORIGINS = "billing.api.allowed-origins";
 
+    /** MicroProfile Config key (also a server.xml variable): the host names requests may address, comma-separated. */
+    public static final String ALLOWED_HOSTS = "billing.api.allowed-hosts";
+
+    /** {@value #ALLOWED_HOSTS} when it is not set: the local names. */
+    static final String LOCAL_HOSTS = "localhost,127.0.0.1,[::1]";
+
+    /** Headers the guard decides on: a request carrying one of them twice is refused, not judged by its first. */
+    private static final List<String> SINGLE_HEADERS = List.of("Host", "Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode");
+
     static final String CSP = "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
     private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS");
 
     private Set<String> allowed = Set.of();
+    private Set<String> hosts = Set.of();
 
     @Override
     public void init(FilterConfig config) {
+        hosts = hosts(ConfigProvider.getConfig().getOptionalValue(ALLOWED_HOSTS, String.class).orElse(LOCAL_HOSTS),
+                entry -> BillingMessage.BILLING0264E.log(Printable.of(entry, 100)));
         String list = ConfigProvider.getConfig().getOptionalValue(ALLOWED_ORIGINS, String.class).orElse("");
         Set<String> origins = new LinkedHashSet<>();
         for (String entry : list.split(",")) {
@@ -97,6 +123,22 @@ public class RequestGuard implements Filter {
             return;
         }
         String method = request.getMethod().toUpperCase(Locale.ROOT);
+        for (String name : SINGLE_HEADERS) {
+            int count = Collections.list(request.getHeaders(name)).size();
+            if (count > 1) {
+                refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0260E.format(method,
+                        Printable.of(path, 100), name, String.valueOf(count)));
+                return;
+            }
+        }
+        String hostHeader = request.getHeader("Host");
+        if (hostHeader != null && !hosts.contains(String.valueOf(host(hostHeader)))) {
+            // DNS rebinding: a page of another name, resolved to this server, is its own origin; its Host names it
+            BillingMessage.BILLING0259E.log(method, Printable.of(path, 100), shown(hostHeader), String.join(", ", hosts));
+            refuse(response, HttpServletResponse.SC_FORBIDDEN, BillingMessage.BILLING0259E.format(method,
+                    Printable.of(path, 100), shown(hostHeader), String.join(", ", hosts)));
+            return;
+        }
         String originHeader = request.getHeader("Origin");
         String site = request.getHeader("Sec-Fetch-Site");
         String origin = originHeader == null ? null : origin(originHeader.trim());
@@ -131,6 +173,13 @@ public class RequestGuard implements Filter {
                     where, String.valueOf(bad), Printable.of(text.substring(bad, Math.min(text.length(), bad + 3)), 10)));
             return;
         }
+        String repeated = query == null ? null : repeatedParameter(query);
+        if (api && repeated != null) {
+            // as the bulk body refuses a repeated member: the runtime would take the first and drop the others
+            refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0261E.format(
+                    Printable.of(repeated, 60), method, Printable.of(path, 100)));
+            return;
+        }
         String encoding = request.getHeader("Content-Encoding");
         if (encoding != null && !encoding.isBlank() && !encoding.trim().equalsIgnoreCase("identity")) {
             response.setHeader("Accept-Encoding", "identity"); // RFC 9110 section 12.5.3
@@ -154,6 +203,69 @@ public class RequestGuard implements Filter {
             }
         }
         return -1;
+    }
+
+    /**
+     * @param query a query string as sent, its percent-escapes well-formed ({@link #malformedEscape})
+     * @return the (decoded) name of the first parameter that appears more than once, or null
+     */
+    static String repeatedParameter(String query) {
+        Set<String> seen = new HashSet<>();
+        for (String pair : query.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int equals = pair.indexOf('=');
+            String name = URLDecoder.decode(equals < 0 ? pair : pair.substring(0, equals), StandardCharsets.UTF_8);
+            if (!seen.add(name)) {
+                return name;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @param list comma-separated host names, IPv4 addresses and bracketed IPv6 addresses, without ports
+     * @param bad  told each entry that is none of these (it is left out)
+     * @return the entries, normalised by {@link #host}
+     */
+    static Set<String> hosts(String list, Consumer<String> bad) {
+        Set<String> names = new LinkedHashSet<>();
+        for (String entry : list.split(",")) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            URI uri = hostUri(entry.trim());
+            if (uri == null || uri.getPort() >= 0 || entry.trim().endsWith(":")) {
+                bad.accept(entry.trim());
+            } else {
+                names.add(uri.getHost().toLowerCase(Locale.ROOT));
+            }
+        }
+        return Set.copyOf(names);
+    }
+
+    /**
+     * @param hostHeader a {@code Host} header ({@code name[:port]}, RFC 9110 section 7.2)
+     * @return its host, lower case (an IPv6 address in brackets), without the port; null when it is no host
+     */
+    static String host(String hostHeader) {
+        URI uri = hostUri(hostHeader.trim());
+        return uri == null ? null : uri.getHost().toLowerCase(Locale.ROOT);
+    }
+
+    /** @return {@code http://} and the text as a URI when the text is a host with an optional port only, else null */
+    private static URI hostUri(String text) {
+        try {
+            URI uri = new URI("http://" + text);
+            if (uri.getHost() == null || uri.getRawUserInfo() != null || !(uri.getRawPath() == null
+                    || uri.getRawPath().isEmpty()) || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+                return null;
+            }
+            return uri;
+        } catch (Exception e) {
+            return null;
+        }
     }
 
     private static String shown(String header) {

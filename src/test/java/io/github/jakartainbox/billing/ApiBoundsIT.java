@@ -191,6 +191,49 @@ class ApiBoundsIT {
         assertEquals(List.of(), failures, failures.size() + " of " + targets.size() + " answers not as expected");
     }
 
+    /** A repeated query parameter was accepted and the first one won, while the bulk body refuses a repeated member. */
+    @Test
+    void aRepeatedQueryParameterIsA400NamingIt() throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (String[] call : List.of(new String[] {"GET", "/dead-letters?consumer=billing&consumer=analytics", "consumer"},
+                new String[] {"GET", "/invoices?limit=1&limit=1000", "limit"},
+                new String[] {"GET", "/dead-letters?open=true&limit=5&open=false", "open"},
+                new String[] {"GET", "/invoices/unmailed?olderThan=PT1M&olderThan=P1D", "olderThan"},
+                new String[] {"GET", "/invoices?orderId=a&orderI%64=b", "orderId"},
+                new String[] {"POST", "/dead-letters/999999999/redrive?consumer=all&consumer=billing", "consumer"})) {
+            HttpResponse<String> answer = Api.call(call[0], API + call[1], Api.OPERATOR);
+            if (answer.statusCode() != 400 || !answer.body().contains("BILLING0261E: Query parameter '" + call[2]
+                    + "' appears more than once")) {
+                failures.add(call[0] + " " + call[1] + " -> " + answer.statusCode() + " " + answer.body());
+            }
+        }
+        assertEquals(List.of(), failures, "each repeated parameter refused, naming it");
+        assertEquals(200, Api.call("GET", API + "/dead-letters?consumer=billing&limit=5&open=true", Api.OPERATOR)
+                .statusCode(), "distinct parameters pass");
+    }
+
+    /**
+     * A path with encoded dot segments, which the API does not serve, answered Liberty's HTML error page without a
+     * message id; it gets the API's JSON error, as the runtime's own 404 does.
+     */
+    @Test
+    void aPathTheApiDoesNotServeAnswersTheApisJsonErrorWithAMessageId() throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (String target : List.of("/billing/api/dead-letters/%2e%2e/history", "/billing/api/dead-letters/%2E%2E/%2E%2E/x",
+                "/billing/api/dead-letters/1/%2e%2e/%2e%2e/%2e%2e/%2e%2e/x", "/billing/api/x/%2e%2e/%2e%2e/%2e%2e/y",
+                "/billing/api/no-such-endpoint")) {
+            String answer = raw("GET", target, Api.OPERATOR);
+            String status = answer.lines().findFirst().orElse("");
+            String head = answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n"))).toLowerCase(java.util.Locale.ROOT);
+            String body = answer.substring(answer.indexOf("\r\n\r\n") + 4);
+            if (!status.matches("HTTP/1\\.1 4\\d\\d .*") || !head.contains("content-type: application/json")
+                    || !body.contains("{\"error\":\"BILLING0")) {
+                failures.add(target + " -> " + status + " " + body.substring(0, Math.min(200, body.length())));
+            }
+        }
+        assertEquals(List.of(), failures, "each answered 4xx with the API's JSON error");
+    }
+
     /** Sends one request as written, over a socket, and returns the whole answer. */
     private static String raw(String method, String target, Api.User user) throws Exception {
         try (java.net.Socket socket = new java.net.Socket("localhost", TestEnv.HTTP_PORT)) {

@@ -11,6 +11,13 @@ import io.github.jakartainbox.testing.OrderRecords;
 import io.github.jakartainbox.testing.TestEnv;
 import io.github.jakartainbox.testing.TopicReader;
 import java.math.BigDecimal;
+import io.github.jakartainbox.testing.Waiting;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -330,5 +337,112 @@ class ApiSecurityIT {
                 "analytics failed again");
         assertEquals("operator", db.text("SELECT resolved_by FROM inbox_dead_letter WHERE id = ? AND discarded_at IS NOT NULL",
                 analytics), "the discarded one stays discarded");
+    }
+
+    /** One HTTP/1.1 request over a socket from the local address {@code from} (any of 127.0.0.0/8 on Linux), with
+     *  its header lines as written; the whole answer as text. */
+    static String raw(String from, String method, String path, String headers) throws Exception {
+        try (Socket socket = new Socket()) {
+            socket.bind(new InetSocketAddress(from, 0));
+            socket.connect(new InetSocketAddress("127.0.0.1", TestEnv.HTTP_PORT), 10_000);
+            socket.setSoTimeout(60_000);
+            String request = method + " " + path + " HTTP/1.1\r\n" + headers + "Content-Length: 0\r\n"
+                    + "Connection: close\r\n\r\n";
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static String basic(Api.User user) {
+        return "Authorization: Basic " + Base64.getEncoder().encodeToString((user.name() + ":" + user.password())
+                .getBytes(StandardCharsets.UTF_8)) + "\r\n";
+    }
+
+    /**
+     * DNS rebinding: a page of another name whose address is made to resolve to this server is its own origin, so
+     * its Host and Origin agree; the cross-site rule passed it. A Host outside billing.api.allowed-hosts is refused,
+     * a read or the page as well as a change; the local names pass.
+     */
+    @Test
+    void aRequestAddressedToAnotherNameIsRefusedEvenFromThatNamesOwnPage() throws Exception {
+        String rebound = "rebound.example.test:" + TestEnv.HTTP_PORT;
+        String change = raw("127.0.0.1", "DELETE", "/billing/api/dead-letters/999999999999", "Host: " + rebound
+                + "\r\nOrigin: http://" + rebound + "\r\n" + basic(Api.OPERATOR));
+        assertTrue(change.startsWith("HTTP/1.1 403 ") && change.contains("BILLING0259E: Refused DELETE")
+                && change.contains("Host " + rebound), change);
+        String read = raw("127.0.0.1", "GET", "/billing/api/inbox", "Host: " + rebound + "\r\n" + basic(Api.READER));
+        assertTrue(read.startsWith("HTTP/1.1 403 ") && read.contains("BILLING0259E"), read);
+        String page = raw("127.0.0.1", "GET", "/billing/", "Host: " + rebound + "\r\n");
+        assertTrue(page.startsWith("HTTP/1.1 403 ") && page.contains("BILLING0259E"), page);
+        for (String host : List.of("localhost", "LocalHost", "127.0.0.1", "[::1]")) {
+            String own = host + ":" + TestEnv.HTTP_PORT;
+            String passed = raw("127.0.0.1", "DELETE", "/billing/api/dead-letters/999999999999", "Host: " + own
+                    + "\r\nOrigin: http://" + own + "\r\n" + basic(Api.OPERATOR));
+            assertTrue(passed.startsWith("HTTP/1.1 404 ") && passed.contains("BILLING0254E"), host + ": " + passed);
+        }
+    }
+
+    /** With two Origin headers only the first was checked: a foreign origin second passed. Now refused, either way. */
+    @Test
+    void aRequestWithTwoOriginHeadersIsRefused() throws Exception {
+        String own = "http://localhost:" + TestEnv.HTTP_PORT;
+        String host = "Host: localhost:" + TestEnv.HTTP_PORT + "\r\n";
+        for (String origins : List.of("Origin: " + own + "\r\nOrigin: https://evil.example.test\r\n",
+                "Origin: https://evil.example.test\r\nOrigin: " + own + "\r\n", "Origin: " + own + "\r\nOrigin: " + own
+                        + "\r\n")) {
+            String answer = raw("127.0.0.1", "DELETE", "/billing/api/dead-letters/999999999999", host + origins
+                    + basic(Api.OPERATOR));
+            assertTrue(answer.startsWith("HTTP/1.1 400 ") && answer.contains("BILLING0260E")
+                    && answer.contains("header Origin appears 2 times"), origins + ": " + answer);
+        }
+        String fetchSite = raw("127.0.0.1", "GET", "/billing/api/inbox", host + "Sec-Fetch-Site: same-origin\r\n"
+                + "Sec-Fetch-Site: cross-site\r\n" + basic(Api.READER));
+        assertTrue(fetchSite.startsWith("HTTP/1.1 400 ") && fetchSite.contains("header Sec-Fetch-Site appears 2 times"),
+                fetchSite);
+    }
+
+    /** The Arquillian server's log, as the client sees it (src/test/liberty, server inbox-it-HTTP_PORT). */
+    private static String serverLog() throws Exception {
+        return Files.readString(Path.of("target", "liberty", "wlp", "usr", "servers", "inbox-it-" + TestEnv.HTTP_PORT,
+                "logs", "messages.log"), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * 100 wrong passwords in 2 s were 100 quick 401s, with nothing to alert on. Five failures of one user name, or from
+     * one client address, within the lockout (the test server's PT3S) lock it: its sign-ins answer 429 with
+     * Retry-After, even with the right password, and the lock is logged once with BILLING0262W; after the lockout the
+     * right password works again. The test signs in from addresses of its own (127.0.0.3 to .5), so that the lock of
+     * an address does not reach the other tests' 127.0.0.1.
+     */
+    @Test
+    void repeatedFailedSignInsLockTheUserAndTheAddressForAWhile() throws Exception {
+        String host = "Host: localhost:" + TestEnv.HTTP_PORT + "\r\n";
+        String guesser = "127.0.0.3";
+        for (int i = 0; i < 5; i++) {
+            String answer = raw(guesser, "GET", "/billing/api/inbox", host
+                    + basic(new Api.User("guess-" + i + "-" + UUID.randomUUID(), "wrong")));
+            assertTrue(answer.startsWith("HTTP/1.1 401 "), "failure " + (i + 1) + ": " + answer);
+        }
+        String locked = raw(guesser, "GET", "/billing/api/inbox", host + basic(Api.OPERATOR));
+        assertTrue(locked.startsWith("HTTP/1.1 429 ") && locked.contains("BILLING0263E")
+                && locked.toLowerCase(java.util.Locale.ROOT).contains("\r\nretry-after: "), "the address is locked, "
+                + "whoever signs in from it, the right password too: " + locked);
+        assertTrue(raw("127.0.0.4", "GET", "/billing/api/inbox", host + basic(Api.OPERATOR)).startsWith("HTTP/1.1 200 "),
+                "the same user from another address");
+
+        for (int i = 0; i < 5; i++) {
+            String answer = raw("127.0.0.4", "GET", "/billing/api/inbox", host
+                    + basic(new Api.User(Api.READER.name(), "wrong-" + i)));
+            assertTrue(answer.startsWith("HTTP/1.1 401 "), "failure " + (i + 1) + ": " + answer);
+        }
+        String user = raw("127.0.0.5", "GET", "/billing/api/inbox", host + basic(Api.READER));
+        assertTrue(user.startsWith("HTTP/1.1 429 ") && user.contains("BILLING0263E"), "the user is locked wherever it "
+                + "signs in from: " + user);
+        Waiting.await("the locks logged").atMost(Duration.ofSeconds(30)).until(() -> serverLog().contains(
+                "BILLING0262W: Sign-ins of address " + guesser + " are refused until") && serverLog().contains(
+                "BILLING0262W: Sign-ins of user " + Api.READER.name() + " are refused until"));
+        Waiting.await("the reader's lock to end").atMost(Duration.ofSeconds(30)).until(() -> raw("127.0.0.5", "GET",
+                "/billing/api/inbox", host + basic(Api.READER)).startsWith("HTTP/1.1 200 "));
     }
 }

@@ -107,6 +107,33 @@ class InvoiceMailIT {
     }
 
     /**
+     * An order id that is itself an RFC 2047 encoded word reaches the customer's mail program as the text stored: in
+     * the raw MIME at the SMTP server the subject is encoded words that decode to it. Before, it went out raw and was
+     * shown decoded, "Invoice ... for order Bcc: x11@evil.test".
+     */
+    @Test
+    void anOrderIdThatIsAnEncodedWordIsMailedAsTextNotDecoded() throws Exception {
+        String forged = "=?UTF-8?B?QmNjOiB4MTFAZXZpbC50ZXN0?=";
+        String orderId = forged + " " + UUID.randomUUID();
+        String address = "forged-" + UUID.randomUUID() + "@example.com";
+        String eventId = UUID.randomUUID().toString();
+        String json = Json.createObjectBuilder().add("event_id", eventId).add("order_id", orderId)
+                .add("customer_email", address).add("amount", "5.00").add("currency", "EUR").build().toString();
+        send(List.of(new Event(eventId, orderId, json)));
+        List<Mailbox.Mail> mails = Mailbox.await(address, 1, WAIT);
+        assertEquals(1, mails.size(), "one mail");
+        MimeMessage received = new MimeMessage(Session.getInstance(new Properties()),
+                new ByteArrayInputStream(mails.get(0).mime().getBytes(StandardCharsets.UTF_8)));
+        String rawSubject = received.getHeader("Subject", null);
+        String number = db.text("SELECT invoice_number FROM invoice WHERE order_id = ?", orderId);
+        assertEquals("Invoice " + number + " for order " + orderId, received.getSubject(), "raw: " + rawSubject);
+        assertTrue(!rawSubject.contains(forged) && !received.getSubject().contains("Bcc: x11@evil.test"),
+                "the order id is inside encoded words of its own: " + rawSubject);
+        assertEquals(List.of(address), java.util.Arrays.stream(received.getAllRecipients()).map(String::valueOf)
+                .toList(), "one recipient");
+    }
+
+    /**
      * An invoices.issued record of another database, naming an invoice id this database also has, is dead-lettered
      * (BILLING0128E) and mails nothing: before, the mailer looked the invoice up by id alone and mailed this
      * database's invoice to its customer a second time (seen when a benchmark's server published to the service's

@@ -111,6 +111,25 @@ class OrderConfirmedTest {
         assertMessage("not an ISO 4217 currency code", order("o", "a@example.com", "1.00").replace("EUR", "eur"));
     }
 
+    /** Text that would be shown reordered or broken in the mail and the PDF is refused, as control characters are. */
+    @Test
+    void bidirectionalControlsAndLineSeparatorsAreRefused() {
+        for (char c : new char[] {'\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068',
+                '\u2069', '\u200E', '\u200F', '\u061C'}) {
+            assertMessage(String.format("BILLING0120E: field 'order_id' holds bidirectional control U+%04X at index 3",
+                    (int) c), order("ord" + c + "fdp.exe", "a@example.com", "1.00"));
+        }
+        assertMessage("BILLING0120E: field 'order_id' holds line separator U+2028 at index 1, which would reorder or "
+                + "break the text of the invoice mail and PDF: 'o\\u2028Bcc'", order("o\u2028Bcc", "a@example.com", "1.00"));
+        assertMessage("BILLING0120E: field 'order_id' holds paragraph separator U+2029 at index 0",
+                order("\u2029o", "a@example.com", "1.00"));
+        assertMessage("BILLING0120E: field 'event_id' holds bidirectional control U+202E",
+                order("o", "a@example.com", "1.00").replace("\"event_id\":\"e\"", "\"event_id\":\"e\u202E\""));
+        // right-to-left text itself is no control: an Arabic or Hebrew order id is kept as it is
+        assertEquals("\u05D4\u05D6\u05DE\u05E0\u05D4-7", OrderConfirmed.parse(order("\u05D4\u05D6\u05DE\u05E0\u05D4-7",
+                "a@example.com", "1.00")).orderId());
+    }
+
     /** Length limits count code points: a 200-emoji order id is 200 characters, not 400 UTF-16 units. */
     @Test
     void lengthsAreCountedInCodePoints() {

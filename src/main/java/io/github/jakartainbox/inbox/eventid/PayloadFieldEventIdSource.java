@@ -41,8 +41,12 @@ public final class PayloadFieldEventIdSource implements EventIdSource {
                     payload.getClass().getName()));
         }
         JsonValue value = object.get(field);
-        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+        if (value == null) {
             return null;
+        }
+        if (value.getValueType() == JsonValue.ValueType.NULL) {
+            // present but null is the producer's explicit null, not a field it left out: said as such
+            throw new InvalidEventIdException(InboxMessage.INBOX0234E.format(where()));
         }
         if (value instanceof JsonString text) {
             return text.getString();

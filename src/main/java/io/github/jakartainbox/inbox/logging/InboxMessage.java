@@ -91,6 +91,7 @@ public enum InboxMessage implements CataloguedMessage {
     INBOX0222E(Level.SEVERE, "Cannot read {0}: the payload is a {1}, not JSON text."),
     INBOX0223E(Level.SEVERE, "{0} must be a JSON string, but is a {1}."),
     INBOX0224E(Level.SEVERE, "Cannot read {0}: the payload is empty."),
+    INBOX0234E(Level.SEVERE, "No event id: {0} is null; send the id as a JSON string."),
     INBOX0225E(Level.SEVERE, "Cannot read {0}: the payload {1}."),
     INBOX0226E(Level.SEVERE, "Consumer {0}: a delivery without a usable event id was dead-lettered and acknowledged; "
             + "it cannot be re-driven. Reason: {1}"),

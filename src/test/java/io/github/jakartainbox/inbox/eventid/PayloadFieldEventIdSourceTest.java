@@ -25,9 +25,15 @@ class PayloadFieldEventIdSourceTest {
     }
 
     @Test
-    void absentOrNullFieldIsNoId() {
+    void absentFieldIsNoId() {
         assertNull(source.rawEventId(payload("{\"x\":1}")));
-        assertNull(source.rawEventId(payload("{\"event_id\":null}")));
+    }
+
+    @Test
+    void aNullIdIsReportedAsNullNotAsMissing() {
+        InvalidEventIdException e = assertThrows(InvalidEventIdException.class,
+                () -> source.rawEventId(payload("{\"event_id\":null}")));
+        assertTrue(e.getMessage().startsWith("INBOX0234E: No event id: JSON field 'event_id' is null"), e.getMessage());
     }
 
     @Test
