@@ -15,13 +15,9 @@ import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import java.io.StringReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -45,7 +41,6 @@ class DeadLetterResolvedByProcessingIT {
 
     private static final String API = TestEnv.url("/billing/api");
     private static final Duration WAIT = Duration.ofSeconds(90);
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private final Db db = Db.overJdbc(System.getenv().getOrDefault("DB_NAME", "billing"));
 
@@ -54,17 +49,8 @@ class DeadLetterResolvedByProcessingIT {
         return Deployments.billingWithProbes();
     }
 
-    private static HttpResponse<String> call(String method, String url) throws Exception {
-        Api.User user = Api.OPERATOR;
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(120))
-                .method(method, HttpRequest.BodyPublishers.noBody())
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
-                        (user.name() + ":" + user.password()).getBytes(StandardCharsets.UTF_8))).build();
-        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-    }
-
     private static JsonArray history(long id) throws Exception {
-        HttpResponse<String> answer = call("GET", API + "/dead-letters/" + id + "/history");
+        HttpResponse<String> answer = Api.call("GET", API + "/dead-letters/" + id + "/history", Api.OPERATOR);
         assertEquals(200, answer.statusCode(), answer.body());
         try (JsonReader reader = Json.createReader(new StringReader(answer.body()))) {
             return reader.readArray();
@@ -116,7 +102,7 @@ class DeadLetterResolvedByProcessingIT {
         assertEquals(List.of("failed", "redriven", "processed"), kinds(history), history.toString());
         assertEquals("lost-operator", history.getJsonObject(1).getString("actor"), "the re-drive that happened");
         assertEquals("billing", history.getJsonObject(2).getString("actor"), history.toString());
-        HttpResponse<String> again = call("POST", API + "/dead-letters/" + id + "/redrive");
+        HttpResponse<String> again = Api.call("POST", API + "/dead-letters/" + id + "/redrive", Api.OPERATOR);
         assertEquals(409, again.statusCode(), again.body());
         assertTrue(again.body().contains("resolved by " + InboxDeadLetters.PROCESSED_BY + "billing"), again.body());
     }
