@@ -137,7 +137,11 @@ public class DeadLetterResource {
     @Produces(MediaType.APPLICATION_OCTET_STREAM)
     public byte[] payload(@PathParam("id") String idText) throws SQLException {
         long id = QueryParams.id("id", idText);
-        return deadLetters.payload(id).orElseThrow(() -> new NotFoundException(Response.status(Response.Status.NOT_FOUND)
+        java.util.Optional<byte[]> payload = deadLetters.payload(id);
+        if (payload.isEmpty()) {
+            deadLetters.find(id).orElseThrow(() -> notFound(id)); // no such row: say so, not "kept no payload"
+        }
+        return payload.orElseThrow(() -> new NotFoundException(Response.status(Response.Status.NOT_FOUND)
                 .entity(Map.of("error", BillingMessage.BILLING0255E.format(String.valueOf(id))))
                 .type(MediaType.APPLICATION_JSON).build()));
     }

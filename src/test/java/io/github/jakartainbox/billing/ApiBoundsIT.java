@@ -152,7 +152,7 @@ class ApiBoundsIT {
                 new Case("GET", "/no-such-endpoint", null, null, null, 404, "BILLING0253E", "answered 404"),
                 new Case("POST", "/outbox/999999999/retry", null, null, null, 404, "BILLING0256E", "999999999"),
                 new Case("DELETE", "/outbox/999999999", null, null, null, 404, "BILLING0256E", "999999999"),
-                new Case("GET", "/dead-letters/999999999/payload", null, null, null, 404, "BILLING0255E", "999999999"),
+                new Case("GET", "/dead-letters/999999999/payload", null, null, null, 404, "BILLING0254E", "999999999"),
                 new Case("POST", "/dead-letters/999999999/redrive", null, null, null, 404, "BILLING0254E", "999999999"));
         List<String> failures = new ArrayList<>();
         for (Case c : cases) {
