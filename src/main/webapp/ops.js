@@ -173,10 +173,13 @@ async function showDeadLetters() {
     payloadCell.appendChild(pre);
     payloadCell.appendChild(historyToggle(d.id));
     const actions = row.insertCell();
-    const redrive = button('Re-drive', 'redrive', () => act('POST', '/dead-letters/' + d.id + '/redrive', d));
-    redrive.title = 'Sends the event again, for ' + d.consumer + ' only: the topic\'s other consumers skip it';
-    actions.appendChild(redrive);
-    actions.appendChild(document.createTextNode(' '));
+    // a dead letter without a usable event id cannot be re-driven (the API answers 409 BILLING0245E): no button
+    if (d.eventId) {
+      const redrive = button('Re-drive', 'redrive', () => act('POST', '/dead-letters/' + d.id + '/redrive', d));
+      redrive.title = 'Sends the event again, for ' + d.consumer + ' only: the topic\'s other consumers skip it';
+      actions.appendChild(redrive);
+      actions.appendChild(document.createTextNode(' '));
+    }
     actions.appendChild(button('Discard', 'discard danger', () => act('DELETE', '/dead-letters/' + d.id, d,
       'Discard dead letter ' + d.id + ' of ' + d.consumer + '? This service then re-drives its event to '
         + d.consumer + ' no more (a producer\'s own resend of the event is still processed).')));

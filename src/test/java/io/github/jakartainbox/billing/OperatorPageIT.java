@@ -155,11 +155,22 @@ class OperatorPageIT {
         String eventId = UUID.randomUUID().toString();
         String orderId = "page-redrive-" + eventId.substring(0, 8);
         long id = deadLetter("billing", eventId, SampleEvents.event(eventId, orderId, "42.00", "EUR").json());
+        // and one without a usable event id, which the API refuses to re-drive (BILLING0245E)
+        long idless = deadLetter("billing", null, "{\"order_id\":\"" + orderId + "-no-id\"}");
         signIn(Api.OPERATOR);
         assertEquals("operator", browser.findElement(By.id("role")).getText());
         By row = By.cssSelector("#dead-letters tr[data-id='" + id + "']");
         String text = new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
                 .until(d -> d.findElement(row).getText());
+        By idlessRow = By.cssSelector("#dead-letters tr[data-id='" + idless + "']");
+        new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
+                .until(d -> d.findElement(idlessRow).getText());
+        assertTrue(browser.findElement(idlessRow).findElements(By.cssSelector("button.redrive")).isEmpty(),
+                "no re-drive button on a dead letter without an event id");
+        assertEquals(1, browser.findElement(idlessRow).findElements(By.cssSelector("button.discard")).size(),
+                "but a discard button");
+        db.number("UPDATE inbox_dead_letter SET discarded_at = now(), resolved_by = 'test' WHERE id = ? RETURNING id",
+                idless);
         assertTrue(text.contains("simulated failure for the page"), "the reason: " + text);
         assertTrue(text.contains(orderId), "the payload: " + text);
         // the row's history, behind its toggle: read when opened
