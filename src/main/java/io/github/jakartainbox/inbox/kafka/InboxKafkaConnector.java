@@ -322,6 +322,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
      * committed synchronously, the consumer closes. Logs {@code INBOX0611I} when there was a channel to stop.
      */
     public static void stopAll() {
+        KafkaClientLogLimit.uninstall(); // the loggers are the server's: a filter left there would pin this application
         if (CHANNELS.isEmpty()) {
             return;
         }

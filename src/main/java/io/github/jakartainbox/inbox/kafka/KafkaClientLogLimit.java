@@ -54,9 +54,23 @@ final class KafkaClientLogLimit implements Filter {
             Logger logger = Logger.getLogger(name);
             if (logger.getFilter() == null) {
                 logger.setFilter(limit);
+                FILTERED.add(logger);
             }
-            FILTERED.add(logger);
         }
+    }
+
+    /**
+     * Takes this application's filter off the loggers again. The loggers belong to the server (one
+     * {@code java.util.logging} tree for every application): a filter left on them would keep this application's
+     * classes in memory after it stopped, and the next deployment would find the loggers filtered already.
+     */
+    static synchronized void uninstall() {
+        for (Logger logger : FILTERED) {
+            if (logger.getFilter() instanceof KafkaClientLogLimit) {
+                logger.setFilter(null);
+            }
+        }
+        FILTERED.clear();
     }
 
     @Override
