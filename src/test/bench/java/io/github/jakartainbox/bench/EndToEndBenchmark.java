@@ -86,6 +86,7 @@ public final class EndToEndBenchmark {
         boolean batchProbe = false;
         boolean groupedOnly = false;
         boolean offsetStores = false;
+        boolean profile = false;
         String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -98,13 +99,14 @@ public final class EndToEndBenchmark {
                 case "--no-doc" -> doc = false;
                 case "--batch-probe" -> batchProbe = true;
                 case "--grouped-only" -> groupedOnly = true;
+                case "--profile" -> profile = true;
                 case "--offset-store" -> {
                     groupedOnly = true;
                     offsetStores = true;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --events N "
                         + "--rounds N --latency-events N --rate N --high-rate N --bootstrap host:port --no-doc "
-                        + "--grouped-only --offset-store");
+                        + "--grouped-only --offset-store --profile");
             }
         }
         EndToEndBenchmark bench = new EndToEndBenchmark(bootstrap);
@@ -112,6 +114,22 @@ public final class EndToEndBenchmark {
         if (batchProbe) {
             try {
                 bench.batchProbe();
+            } finally {
+                LIBERTY.run("stop");
+                bench.producer.close();
+                bench.admin.close();
+            }
+            return;
+        }
+        if (profile) {
+            try {
+                String tables = bench.profile(events, rounds);
+                System.out.println();
+                System.out.println(tables);
+                if (doc) {
+                    DocSection.write(Path.of("docs/benchmarks.md"), "e2e-profile", tables);
+                    System.out.println("written to docs/benchmarks.md");
+                }
             } finally {
                 LIBERTY.run("stop");
                 bench.producer.close();
@@ -225,6 +243,51 @@ public final class EndToEndBenchmark {
     }
 
     /**
+     * {@code --profile}: where the server's CPU goes on the grouped path. The grouped ≤ 100 variant with
+     * {@code @Idempotent} only, warmed up with two backlogs, then {@code rounds} backlogs under a JDK Flight Recorder
+     * recording (target/e2e-profile.jfr, kept for {@code jfr print} or JDK Mission Control): CPU per event of each
+     * process, the server's allocation and GC, the samples grouped by component ({@link Profile}), and PostgreSQL's
+     * own CPU per event for a group sent as the service sends it (pgbench, 1 client).
+     *
+     * @return the tables
+     */
+    private String profile(int events, int rounds) throws Exception {
+        Variant g100 = new Variant("grouped ≤ 100 (inbox-kafka), @Idempotent", run + ".g100", run + "-g100");
+        Variant g10 = new Variant("unused", run + ".g10", run + "-g10");
+        Variant g100plain = new Variant("unused", run + ".g100p", run + "-g100p");
+        Variant g100pm = new Variant("unused", run + ".g100pm", run + "-g100pm");
+        Variant perMessage = new Variant("unused", run + ".inbox", run + "-inbox");
+        Variant plain = new Variant("unused", run + ".plain", run + "-plain");
+        start(List.of(g100, g100plain, g10, g100pm, perMessage, plain), perMessage, plain, g10, g100, g100plain,
+                g100pm);
+        for (int w = 1; w <= 2; w++) {
+            drain(g100, SampleEvents.events(run + "-warm" + w, events));
+        }
+        Cost.Window window;
+        List<Double> rates = new ArrayList<>();
+        Path recording = Path.of("target/e2e-profile.jfr");
+        try (Cost cost = new Cost(SERVER, DB)) {
+            Profile.start(cost);
+            Cost.Reading before = cost.read();
+            for (int r = 1; r <= rounds; r++) {
+                rates.add(drain(g100, SampleEvents.events(run + "-p" + r, events)));
+            }
+            window = cost.between(before, cost.read());
+            Profile.stop(cost, recording);
+        }
+        pgbenchCeiling(3);
+        long measured = (long) events * rounds;
+        double libertyMicros = window.micros(Cost.LIBERTY, measured);
+        return String.format("Run %s on %s: `bin/benchmark e2e --profile --events %d --rounds %d`, %s; %s events a "
+                        + "second (recording on). Load averages (1, 5, 15 min) at the end: %s. Recording: %s.%n", Load.now(),
+                Load.machine(), events, rounds, g100.label(), Spread.of(rates).rate(), Load.averages(), recording)
+                + costTable(Map.of(g100.label(), window), measured)
+                + String.format("%nThe server's CPU per event by component (JFR execution samples, %s):%n%n",
+                g100.label())
+                + Profile.read(recording).markdown(libertyMicros);
+    }
+
+    /**
      * Makes a topic of one partition per variant and the idle one, the database afresh, and the server with the
      * per-message and grouped channels, and starts it.
      */
@@ -263,22 +326,27 @@ public final class EndToEndBenchmark {
         drain(g100, warm);
 
         Map<String, List<Double>> rates = new LinkedHashMap<>();
+        Map<String, Cost.Window> costs = new LinkedHashMap<>();
         String replayLabel = "grouped ≤ 100, @Idempotent, replay (all duplicates)";
-        for (int r = 1; r <= rounds; r++) {
-            List<Variant> order = new ArrayList<>(variants);
-            if (r % 2 == 0) {
-                java.util.Collections.reverse(order);
-            }
-            List<Event> g100events = null;
-            for (Variant v : order) {
-                List<Event> list = SampleEvents.events(run + "-r" + r + "-" + v.group(), events);
-                if (v == g100) {
-                    g100events = list;
+        try (Cost cost = new Cost(SERVER, DB)) {
+            for (int r = 1; r <= rounds; r++) {
+                List<Variant> order = new ArrayList<>(variants);
+                if (r % 2 == 0) {
+                    java.util.Collections.reverse(order);
                 }
-                rates.computeIfAbsent(v.label(), k -> new ArrayList<>()).add(drain(v, list));
+                List<Event> g100events = null;
+                for (Variant v : order) {
+                    List<Event> list = SampleEvents.events(run + "-r" + r + "-" + v.group(), events);
+                    if (v == g100) {
+                        g100events = list;
+                    }
+                    rates.computeIfAbsent(v.label(), k -> new ArrayList<>()).add(measured(cost, costs, v.label(), v,
+                            list));
+                }
+                rates.computeIfAbsent(replayLabel, k -> new ArrayList<>()).add(measured(cost, costs, replayLabel,
+                        g100, g100events));
+                System.out.printf("round %d of %d: %s%n", r, rounds, rates);
             }
-            rates.computeIfAbsent(replayLabel, k -> new ArrayList<>()).add(drain(g100, g100events));
-            System.out.printf("round %d of %d: %s%n", r, rounds, rates);
         }
 
         Map<String, double[]> low = new LinkedHashMap<>();
@@ -292,7 +360,48 @@ public final class EndToEndBenchmark {
         long invoices = count("SELECT count(*) FROM invoice");
         long expected = (long) events * (rounds * variants.size() + variants.size()) + latencyEvents * 2L * variants.size();
         return table(events, rounds, latencyEvents, rate, highRate, rates, low, high, replayLabel, perMessage, g100,
-                g100plain, g100pm, ceiling, invoices, expected, loadBefore, loadAfter);
+                g100plain, g100pm, ceiling, invoices, expected, loadBefore, loadAfter)
+                + costTable(costs, (long) events * rounds);
+    }
+
+    /** Drains a backlog as {@link #drain} does and adds what the window cost to {@code costs} under {@code label}. */
+    private double measured(Cost cost, Map<String, Cost.Window> costs, String label, Variant variant,
+                            List<Event> events) throws Exception {
+        Cost.Reading before = cost.read();
+        double rate = drain(variant, events);
+        costs.merge(label, cost.between(before, cost.read()), Cost.Window::plus);
+        return rate;
+    }
+
+    /** PostgreSQL's CPU per event when pgbench sends a group as the service does (1 client), with and without the
+     *  claim: microseconds, its database's backends and its shared processes together; NaN before a run. */
+    private final double[] pgbenchCpuMicros = {Double.NaN, Double.NaN};
+
+    /**
+     * CPU per event of each process and the server's allocation, per variant: the windows of the measured rounds
+     * (warm-up excluded), beside PostgreSQL's own CPU per event for the same statements sent by pgbench.
+     */
+    private String costTable(Map<String, Cost.Window> costs, long eventsPerVariant) {
+        StringBuilder out = new StringBuilder(String.format("%nCPU and memory per event over the measured rounds "
+                + "(%,d events per variant; CPU from /proc, allocation from the server's thread counters, GC from its "
+                + "collectors' pause time):%n%n", eventsPerVariant));
+        out.append("| variant | Liberty µs CPU | PostgreSQL backends µs | PostgreSQL shared µs | broker µs "
+                + "| Liberty ÷ PostgreSQL | Liberty KB allocated | GC pauses, % of Liberty CPU |\n");
+        out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        costs.forEach((label, w) -> {
+            double liberty = w.micros(Cost.LIBERTY, eventsPerVariant);
+            double pg = w.micros(Cost.PG_BACKENDS, eventsPerVariant) + w.micros(Cost.PG_SHARED, eventsPerVariant);
+            out.append(String.format("| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.1f | %.1f |%n", label, liberty,
+                    w.micros(Cost.PG_BACKENDS, eventsPerVariant), w.micros(Cost.PG_SHARED, eventsPerVariant),
+                    w.micros(Cost.BROKER, eventsPerVariant), liberty / pg,
+                    w.allocatedBytes() / 1024.0 / eventsPerVariant,
+                    100.0 * w.gcMillis() / 1000 / Math.max(1e-9, w.cpuSeconds().get(Cost.LIBERTY))));
+        });
+        out.append(String.format("| pgbench, a group of 100 as the service sends it (claim, invoices, outbox rows), "
+                + "1 client | – | %.0f (backends and shared) | | – | – | – | – |%n", pgbenchCpuMicros[0]));
+        out.append(String.format("| pgbench, the same without the claim, 1 client | – | %.0f (backends and shared) | "
+                + "| – | – | – | – |%n", pgbenchCpuMicros[1]));
+        return out.toString();
     }
 
     /**
@@ -348,7 +457,15 @@ public final class EndToEndBenchmark {
             }
             try {
                 Pgbench pgbench = new Pgbench(DB, "e2e-group-" + step, script);
-                ceiling[step * 2] = pgbench.run(1, 10) * 100;
+                if (step >= 3) {
+                    double[] tps = new double[1];
+                    Map<String, Double> cpu = Cost.cpuDuring(SERVER, DB, () -> tps[0] = pgbench.run(1, 10));
+                    ceiling[step * 2] = tps[0] * 100;
+                    pgbenchCpuMicros[step - 3] = (cpu.get(Cost.PG_BACKENDS) + cpu.get(Cost.PG_SHARED)) * 1e6
+                            / (tps[0] * 100 * 10);
+                } else {
+                    ceiling[step * 2] = pgbench.run(1, 10) * 100;
+                }
                 ceiling[step * 2 + 1] = pgbench.run(4, 10) * 100;
             } finally {
                 try (Connection c = source(DB).getConnection(); Statement st = c.createStatement()) {

@@ -83,6 +83,10 @@ public final class MailBenchmark {
     private final KafkaProducer<String, String> producer;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
+    /** {@code --profile}: record the held backlog's mail stage with JFR; its tables once recorded. */
+    private boolean profile;
+    private String profiled = "";
+
     private MailBenchmark(String bootstrap) {
         this.bootstrap = bootstrap;
         Properties props = new Properties();
@@ -130,6 +134,7 @@ public final class MailBenchmark {
         int warmup = 200;
         boolean doc = true;
         boolean newOnly = false;
+        boolean profile = false;
         String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -141,17 +146,33 @@ public final class MailBenchmark {
                 case "--bootstrap" -> bootstrap = args[++i];
                 case "--no-doc" -> doc = false;
                 case "--new-only" -> newOnly = true;
+                case "--profile" -> {
+                    newOnly = true;
+                    profile = true;
+                }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --events N "
-                        + "--latency-events N --rate N --high-rate N --warmup N --bootstrap host:port --no-doc --new-only");
+                        + "--latency-events N --rate N --high-rate N --warmup N --bootstrap host:port --no-doc --new-only --profile");
             }
         }
         refuseOthers();
         MailBenchmark bench = new MailBenchmark(bootstrap);
+        bench.profile = profile;
         try {
             String command = ("bin/benchmark mail " + String.join(" ", args)).strip();
             if (newOnly) {
                 // the new mailer alone, for profiling it: prints its figures, writes no docs
                 bench.service("new", "new mailer", Map.of(), 0, events, latencyEvents, rate, highRate, warmup);
+                if (profile) {
+                    String tables = String.format("Run %s on %s: `%s`, the new mailer on a held backlog of %,d "
+                            + "invoices (the mail stage alone). Load averages (1, 5, 15 min) at the end: %s.%n",
+                            Load.now(), Load.machine(), command, events, Load.averages()) + bench.profiled;
+                    System.out.println();
+                    System.out.println(tables);
+                    if (doc) {
+                        DocSection.write(Path.of("docs/benchmarks.md"), "mail-profile", tables);
+                        System.out.println("written to docs/benchmarks.md");
+                    }
+                }
                 return;
             }
             String tables = bench.run(command, events, latencyEvents, rate, highRate, warmup);
@@ -404,6 +425,17 @@ public final class MailBenchmark {
         }
     }
 
+    /** CPU per mail of each process and the server's allocation over a profiled window. */
+    private static String perMail(Cost.Window w, int mails) {
+        return String.format("%n| per mail | Liberty µs CPU | GreenMail µs | PostgreSQL backends µs | PostgreSQL shared "
+                        + "µs | broker µs | Liberty KB allocated | GC pauses, %% of Liberty CPU |%n"
+                        + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |%n"
+                        + "| the new mailer, held backlog | %.0f | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f |%n",
+                w.micros(Cost.LIBERTY, mails), w.micros(Cost.GREENMAIL, mails), w.micros(Cost.PG_BACKENDS, mails),
+                w.micros(Cost.PG_SHARED, mails), w.micros(Cost.BROKER, mails), w.allocatedBytes() / 1024.0 / mails,
+                100.0 * w.gcMillis() / 1000 / Math.max(1e-9, w.cpuSeconds().get(Cost.LIBERTY)));
+    }
+
     /**
      * A backlog of orders; the mail stage runs from the first mail's {@code mailed_at} until all are mailed.
      *
@@ -419,14 +451,30 @@ public final class MailBenchmark {
         Instant sent = Instant.now();
         SampleEvents.send(producer, orders, list);
         Cpu sampler;
+        Cost cost = null;
+        Cost.Reading before = null;
         if (gate != null) {
             awaitRelayed(prefix, events);
+            if (profile) {
+                cost = new Cost(LIBERTY.name(), DB);
+                Profile.start(cost);
+                before = cost.read();
+            }
             sampler = Cpu.start();
             gate.open();
         } else {
             sampler = Cpu.start();
         }
         Instant end = awaitMailed(prefix, events);
+        if (cost != null) {
+            try (Cost c = cost) {
+                Cost.Window window = c.between(before, c.read());
+                java.nio.file.Path recording = Profile.stop(c, Path.of("target/mail-profile.jfr"));
+                profiled = perMail(window, events) + String.format("%nThe server's CPU per mail by component (JFR "
+                        + "execution samples; recording %s):%n%n", recording)
+                        + Profile.read(recording).markdown(window.micros(Cost.LIBERTY, events));
+            }
+        }
         try (Connection c = BenchServer.source(DB).getConnection();
              PreparedStatement q = c.prepareStatement("SELECT min(mailed_at), max(created_at), "
                      + "(SELECT max(delivered_at) FROM outbox WHERE record_key LIKE ?) FROM invoice "
