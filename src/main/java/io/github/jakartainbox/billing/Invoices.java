@@ -5,6 +5,7 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.FlushModeType;
 import jakarta.persistence.PersistenceException;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.TransactionSynchronizationRegistry;
@@ -84,8 +85,10 @@ public class Invoices {
     private long nextId() {
         long[] block = (long[]) transactions.getResource(ID_BLOCK); // {next id, last id}
         if (block == null || block[0] > block[1]) {
-            long last = ((Number) em.createNativeQuery("SELECT nextval('invoice_id_seq')").getSingleResult())
-                    .longValue();
+            // FlushModeType.COMMIT: the sequence does not read the invoices persisted so far, and a flush here
+            // would write them before the commit, splitting the group's JDBC batch in two
+            long last = ((Number) em.createNativeQuery("SELECT nextval('invoice_id_seq')")
+                    .setFlushMode(FlushModeType.COMMIT).getSingleResult()).longValue();
             block = new long[] {last - IDS_PER_BLOCK + 1, last};
             transactions.putResource(ID_BLOCK, block);
         }
