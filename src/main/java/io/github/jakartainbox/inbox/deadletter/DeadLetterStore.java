@@ -1,6 +1,6 @@
 package io.github.jakartainbox.inbox.deadletter;
 
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.failure.Failures;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -2,7 +2,7 @@ package io.github.jakartainbox.inbox.jms;
 
 import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InvalidEventIdException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.eventid.EventIds;
 import io.github.jakartainbox.inbox.eventid.PayloadFieldEventIdSource;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -53,7 +53,7 @@ class JmsEventIdSourcesTest {
 
     private static Delivery delivered(TextMessage message) throws Exception {
         Method onMessage = Listener.class.getMethod("onMessage", Message.class);
-        return Delivery.of(onMessage, new Object[] {message});
+        return JmsMessages.withBody(Delivery.of(onMessage, new Object[] {message}));
     }
 
     @Test
