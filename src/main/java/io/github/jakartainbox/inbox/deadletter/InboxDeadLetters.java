@@ -3,6 +3,7 @@ package io.github.jakartainbox.inbox.deadletter;
 import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterHistory;
 import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -41,7 +42,7 @@ public class InboxDeadLetters {
      * The most history entries kept per dead letter ({@link #history}): the newest; an older one is deleted when a
      * new one is added. The row's own counters ({@code deliveries}, {@code firstFailedAt}) still cover its whole life.
      */
-    public static final int HISTORY_LIMIT = 50;
+    public static final int HISTORY_LIMIT = DeadLetterHistory.LIMIT;
 
     /**
      * The Kafka record header of a re-sent record that names the one consumer (its inbox

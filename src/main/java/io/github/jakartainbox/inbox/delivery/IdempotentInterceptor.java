@@ -12,7 +12,7 @@ import io.github.jakartainbox.inbox.claim.DeliveryGroup;
 import io.github.jakartainbox.inbox.claim.GroupClaims;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
-import io.github.jakartainbox.inbox.deadletter.DeadLetterStore;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterStore;
 import io.github.jakartainbox.inbox.sqlstate.DatabaseUnavailableException;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;

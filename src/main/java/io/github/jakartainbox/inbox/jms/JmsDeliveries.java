@@ -6,7 +6,7 @@ import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
-import io.github.jakartainbox.inbox.deadletter.DeadLetterStore;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterStore;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.delivery.DeliveryPath;
 import io.github.jakartainbox.inbox.delivery.DeliverySteps;
