@@ -7,6 +7,7 @@ import io.github.jakartainbox.inbox.eventid.EventIds;
 import io.github.jakartainbox.inbox.eventid.PayloadFieldEventIdSource;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -120,5 +121,15 @@ class JmsEventIdSourcesTest {
                 InboxConfig.EVENT_ID_SOURCE.allowed());
         assertEquals("jms-property", InboxConfig.EVENT_ID_SOURCE.parse("x", "JMS-Property"));
         assertEquals("event_id", InboxConfig.EVENT_ID_PROPERTY.defaultText().orElseThrow());
+    }
+
+    @Test
+    void theJmsTransportBringsItsSourcesByNameAndTakesOnlyJmsDeliveries() throws Exception {
+        JmsEventIdSources sources = new JmsEventIdSources();
+        assertTrue(sources.create("jms-message-id", null, "billing") instanceof JmsMessageIdEventIdSource);
+        assertNull(sources.create("payload", null, "billing"), "the inbox's own source, not the transport's");
+        JmsDeliveries path = new JmsDeliveries();
+        assertTrue(path.takes(delivered(text("{}", "ID:3", false, Map.of()))), "a message-driven bean's delivery");
+        assertFalse(path.takes(new Delivery("{}", null, -1)), "a payload, no JMS message");
     }
 }
