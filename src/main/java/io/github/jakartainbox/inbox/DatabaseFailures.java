@@ -1,6 +1,6 @@
 package io.github.jakartainbox.inbox;
 
-import io.github.jakartainbox.inbox.failure.FailureKind;
+import io.github.jakartainbox.inbox.sqlstate.SqlStates;
 
 /**
  * How the inbox reads a database failure, for application code that wants to answer the same way (for example a
@@ -28,8 +28,12 @@ public final class DatabaseFailures {
         if (failure == null) {
             return false;
         }
-        FailureKind kind = FailureKind.of(failure);
-        return kind == FailureKind.OUTAGE || kind == FailureKind.TRANSIENT
-                || "55000".equals(FailureKind.sqlState(failure)); // "database ... is not currently accepting connections"
+        Throwable cause = SqlStates.unwrapped(failure);
+        boolean declared = cause instanceof UnprocessableEventException || cause instanceof DownstreamUnavailableException;
+        String state = SqlStates.of(failure);
+        SqlStates.Reading reading = state == null ? SqlStates.Reading.OTHER : SqlStates.read(state);
+        return !declared && (SqlStates.connectionLost(failure) || reading == SqlStates.Reading.OUTAGE
+                || reading == SqlStates.Reading.TRANSIENT)
+                || "55000".equals(state); // "database ... is not currently accepting connections"
     }
 }

@@ -1,6 +1,5 @@
 package io.github.jakartainbox.inbox;
 
-import io.github.jakartainbox.inbox.eventid.EventIds;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -268,10 +267,13 @@ public final class InboxConfig {
     public static final Key<String> EVENT_ID_BEAN = new Key<>("event-id.bean", Scope.PER_CONSUMER_OR_GLOBAL, null,
             "the @Named name of exactly one EventIdExtractor bean", InboxConfig::text);
 
+    /** The largest {@link #EVENT_ID_MAX_LENGTH} the table accepts (its {@code event_id} column's length). */
+    public static final int EVENT_ID_MAX_LENGTH_LIMIT = 255;
+
     /** The longest event id accepted, in characters. */
     public static final Key<Integer> EVENT_ID_MAX_LENGTH = new Key<>("event-id.max-length",
-            Scope.PER_CONSUMER_OR_GLOBAL, "128", "an integer from 1 to " + EventIds.MAX_LENGTH_LIMIT,
-            integer(1, EventIds.MAX_LENGTH_LIMIT));
+            Scope.PER_CONSUMER_OR_GLOBAL, "128", "an integer from 1 to " + EVENT_ID_MAX_LENGTH_LIMIT,
+            integer(1, EVENT_ID_MAX_LENGTH_LIMIT));
 
     /** {@code payload}: the inbox row keeps the payload's SHA-256, and the same event id with other bytes is
      *  dead-lettered (INBOX0102E); {@code none}: not kept. */

@@ -1,8 +1,6 @@
 package io.github.jakartainbox.inbox;
 
-import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
-import io.github.jakartainbox.inbox.retention.InboxPurge;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -70,6 +68,39 @@ public class InboxStatistics {
                               Duration overdueAfter) {
     }
 
+    /** The inbox's tables, for the figures they hold: implemented by the inbox's database bean, not by applications. */
+    public interface Tables {
+
+        /**
+         * @return a connection of the inbox datasource
+         * @throws SQLException when none can be had
+         */
+        Connection connection() throws SQLException;
+
+        /** @return the schema versions this library ships for the configured mode ({@link #shippedSchemaVersions}) */
+        java.util.SortedSet<String> shippedSchemaVersions();
+    }
+
+    /** This server's news of the retention purge: implemented by the purge, not by applications. */
+    public interface PurgeNews {
+
+        /** @return whether the purge has run on this server since the application started */
+        boolean ranSinceStart();
+
+        /** @return this server's last failed run that the state row could not record */
+        Optional<? extends PurgeFailure> unrecordedFailure();
+    }
+
+    /** A failed purge run: when, and why. */
+    public interface PurgeFailure {
+
+        /** @return when it failed */
+        OffsetDateTime at();
+
+        /** @return why */
+        String error();
+    }
+
     private final Map<String, LongAdder> duplicates = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> redrivesForOthers = new ConcurrentHashMap<>();
@@ -77,9 +108,9 @@ public class InboxStatistics {
     private final Map<String, LongAdder> transientWaits = new ConcurrentHashMap<>();
 
     @Inject
-    InboxDatabase database;
+    Tables database;
     @Inject
-    InboxPurge purge;
+    PurgeNews purge;
 
     public void duplicateSkipped(String consumer) {
         duplicates.computeIfAbsent(consumer, c -> new LongAdder()).increment();
@@ -152,15 +183,7 @@ public class InboxStatistics {
      * @throws IllegalStateException when the inbox datasource is not ready (INBOX0002E, INBOX0003E)
      */
     public java.util.SortedSet<String> shippedSchemaVersions() {
-        java.util.SortedSet<String> versions = new java.util.TreeSet<>();
-        for (org.flywaydb.core.api.MigrationInfo migration
-                : InboxDatabase.flyway(database.dataSource(), database.partitioned()).info().all()) {
-            if (migration.getVersion() != null && migration.getScript() != null
-                    && migration.getScript().endsWith(".sql") && migration.getState().isResolved()) {
-                versions.add(migration.getVersion().getVersion());
-            }
-        }
-        return versions;
+        return database.shippedSchemaVersions();
     }
 
     /**
@@ -206,14 +229,14 @@ public class InboxStatistics {
      */
     static PurgeStatus status(OffsetDateTime started, OffsetDateTime finished, long lastDeleted, long totalDeleted,
                               long totalBatches, String recordedError, OffsetDateTime recordedErrorAt,
-                              OffsetDateTime now, Duration overdueAfter, Optional<InboxPurge.Failure> unrecorded,
+                              OffsetDateTime now, Duration overdueAfter, Optional<? extends PurgeFailure> unrecorded,
                               boolean ranSinceStart) {
         OffsetDateTime lastGood = finished != null ? finished : started; // never succeeded: count from the first try
         boolean old = lastGood != null && Duration.between(lastGood, now).compareTo(overdueAfter) > 0;
         String error = ranSinceStart ? recordedError : null;
         OffsetDateTime errorAt = error == null ? null : recordedErrorAt;
         boolean overdue = error != null || old;
-        Optional<InboxPurge.Failure> news = unrecorded.filter(f ->
+        Optional<? extends PurgeFailure> news = unrecorded.filter(f ->
                 (finished == null || f.at().isAfter(finished)) && (recordedErrorAt == null || f.at().isAfter(recordedErrorAt)));
         if (news.isPresent()) {
             // this server's last run failed while the database could not record it: that is the latest news

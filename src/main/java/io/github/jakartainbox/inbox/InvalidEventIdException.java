@@ -1,9 +1,8 @@
 package io.github.jakartainbox.inbox;
 
-import io.github.jakartainbox.inbox.eventid.EventIds;
 
 /**
- * The event id of a delivery is missing, blank, too long or otherwise unusable (see {@link EventIds} for the
+ * The event id of a delivery is missing, blank, too long or otherwise unusable (see {@code EventIds} for the
  * rules). Such a delivery is never processed and never deduplicated against another one: it is dead-lettered
  * with this message as the reason and acknowledged.
  */

@@ -1,13 +1,12 @@
 package io.github.jakartainbox.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import com.tngtech.archunit.core.domain.Dependency;
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.domain.PackageMatcher;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Set;
@@ -16,38 +15,35 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The package rules of docs/architecture.md, checked on the compiled main classes: the core never reaches into a
- * capability (but for the calls listed in {@link #CORE_TO_CAPABILITY}, which may only shrink), capabilities do not
- * reach into each other (health reads the others), and the example uses only the library's API.
+ * The package rules of docs/architecture.md, checked on the compiled main classes: no package cycle anywhere, the
+ * library's floors, capabilities that do not reach into each other (health reads the others), and an example that
+ * uses only the library's API.
  */
 class PackageRulesTest {
 
     private static final String ROOT = "io.github.jakartainbox.inbox";
 
-    /** The core: the API and SPI, and the internals every delivery path uses. */
-    private static final String[] CORE = {ROOT, ROOT + ".spi..", ROOT + ".text..", ROOT + ".claim..",
-            ROOT + ".eventid..", ROOT + ".failure..", ROOT + ".database..", ROOT + ".logging..",
-            ROOT + ".deadletter..", ROOT + ".delivery.."};
+    /**
+     * The library's floors, from the ground up (docs/architecture.md, "Floors"): a floor uses the floors below it,
+     * never one above. Inside a floor the packages may use each other, but for the capabilities.
+     */
+    private static final String[][] FLOORS = {
+            {"Ground", ROOT + ".text..", ROOT + ".spi..", ROOT + ".logging..", ROOT + ".sqlstate..",
+                    ROOT + ".incoming.."},
+            {"Api", ROOT},
+            {"Basics", ROOT + ".eventid..", ROOT + ".failure..", ROOT + ".database.."},
+            {"Consumers", ROOT + ".consumer.."},
+            {"DeadLetters", ROOT + ".deadletter.."},
+            {"Claim", ROOT + ".claim.."},
+            {"Pipeline", ROOT + ".delivery.."},
+            {"Capabilities", ROOT + ".kafka..", ROOT + ".jms..", ROOT + ".tracing..", ROOT + ".retention.."},
+            {"Reports", ROOT + ".health.."},
+            {"Users", "io.github.jakartainbox.outbox..", "io.github.jakartainbox.testkit..",
+                    "io.github.jakartainbox.billing.."}};
 
-    /** The capabilities: each can be left out of a deployment's use without the core noticing. */
+    /** The capabilities: each can be left out of a deployment's use without the floors below noticing. */
     private static final String[] CAPABILITIES = {ROOT + ".kafka..", ROOT + ".jms..", ROOT + ".health..",
             ROOT + ".tracing..", ROOT + ".retention.."};
-
-    /**
-     * Calls from the core into a capability that are still direct (origin class -> target class, top-level names).
-     * Each is a step left to one delivery pipeline; the test fails when one goes away without being struck out
-     * here, and when a new one appears.
-     */
-    private static final Set<String> CORE_TO_CAPABILITY = Set.of(
-            "InboxStatistics -> retention.InboxPurge",
-            "claim.Delivery -> jms.JmsMessages",
-            "deadletter.InboxRedrives -> kafka.KafkaRecordMessage",
-            "delivery.IdempotentExtension -> kafka.KafkaClientVersion",
-            "delivery.IdempotentExtension -> kafka.KafkaIsolationCheck",
-            "delivery.IdempotentInterceptor -> jms.JmsDeliveries",
-            "delivery.IdempotentInterceptor -> tracing.InboxTracing",
-            "delivery.InboxConsumers -> jms.JmsMessageIdEventIdSource",
-            "delivery.InboxConsumers -> jms.JmsPropertyEventIdSource");
 
     private static JavaClasses classes;
 
@@ -57,21 +53,26 @@ class PackageRulesTest {
     }
 
     @Test
-    void theCoreReachesIntoCapabilitiesOnlyWhereListed() {
-        Set<String> found = new TreeSet<>();
-        for (JavaClass origin : classes) {
-            if (!inAny(origin, CORE)) {
-                continue;
-            }
-            for (Dependency dependency : origin.getDirectDependenciesFromSelf()) {
-                JavaClass target = dependency.getTargetClass();
-                if (inAny(target, CAPABILITIES)) {
-                    found.add(name(origin) + " -> " + name(target));
-                }
-            }
+    void noPackageIsInACycle() {
+        slices().matching("io.github.jakartainbox.(**)").should().beFreeOfCycles().check(classes);
+    }
+
+    @Test
+    void eachFloorUsesOnlyTheFloorsBelowIt() {
+        LayeredArchitecture floors = layeredArchitecture().consideringOnlyDependenciesInLayers();
+        for (String[] floor : FLOORS) {
+            floors = floors.layer(floor[0]).definedBy(Arrays.copyOfRange(floor, 1, floor.length));
         }
-        assertEquals(new TreeSet<>(CORE_TO_CAPABILITY), found,
-                "calls from the core into a capability (see docs/architecture.md, \"Package rules\")");
+        for (int i = 0; i < FLOORS.length - 1; i++) {
+            String[] above = new String[FLOORS.length - 1 - i];
+            for (int j = i + 1; j < FLOORS.length; j++) {
+                above[j - i - 1] = FLOORS[j][0];
+            }
+            floors = floors.whereLayer(FLOORS[i][0]).mayOnlyBeAccessedByLayers(above);
+        }
+        floors.whereLayer(FLOORS[FLOORS.length - 1][0]).mayNotBeAccessedByAnyLayer()
+                .because("a floor calls down; what lies above plugs in (docs/architecture.md, \"Floors\")")
+                .check(classes);
     }
 
     @Test
@@ -94,7 +95,8 @@ class PackageRulesTest {
         noClasses().that().resideInAPackage("io.github.jakartainbox.billing..").should().dependOnClassesThat()
                 .resideInAnyPackage(ROOT + ".claim..", ROOT + ".eventid..", ROOT + ".failure..",
                         ROOT + ".database..", ROOT + ".logging..", ROOT + ".delivery..", ROOT + ".kafka..",
-                        ROOT + ".jms..", ROOT + ".health..", ROOT + ".tracing..")
+                        ROOT + ".jms..", ROOT + ".health..", ROOT + ".tracing..", ROOT + ".consumer..",
+                        ROOT + ".incoming..", ROOT + ".sqlstate..")
                 .because("the example is written as an adopter would write it: docs/using-the-library.md, "
                         + "\"Public types\"")
                 .check(classes);
@@ -116,18 +118,5 @@ class PackageRulesTest {
         noClasses().that().resideOutsideOfPackage("io.github.jakartainbox.testkit..").should()
                 .dependOnClassesThat().resideInAPackage("io.github.jakartainbox.testkit..")
                 .because("the WAR and the library's jars leave the test kit out").check(classes);
-    }
-
-    private static boolean inAny(JavaClass type, String[] packages) {
-        return Arrays.stream(packages).anyMatch(p -> PackageMatcher.of(p).matches(type.getPackageName()));
-    }
-
-    /** @return the top-level class's name relative to the library's root package */
-    private static String name(JavaClass type) {
-        JavaClass top = type;
-        while (top.getEnclosingClass().isPresent()) {
-            top = top.getEnclosingClass().get();
-        }
-        return top.getName().substring(ROOT.length() + 1);
     }
 }

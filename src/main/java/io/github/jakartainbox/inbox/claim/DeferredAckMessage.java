@@ -1,6 +1,5 @@
 package io.github.jakartainbox.inbox.claim;
 
-import io.github.jakartainbox.inbox.kafka.KafkaRecordMessage;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -94,7 +93,7 @@ public final class DeferredAckMessage implements InvocationHandler {
     }
 
     /** An acknowledgement function of the shape the method returns, calling {@code body} with its first argument
-     *  (also {@link KafkaRecordMessage}'s). */
+     *  (also {@code KafkaRecordMessage}'s). */
     public static Object function(Class<?> shape, Function<Object, CompletionStage<Void>> body) {
         if (shape == Supplier.class) {
             return (Supplier<CompletionStage<Void>>) () -> body.apply(null);

@@ -1,11 +1,9 @@
 package io.github.jakartainbox.inbox.claim;
 
-import io.github.jakartainbox.inbox.delivery.IdempotentInterceptor;
-import io.github.jakartainbox.inbox.kafka.InboxKafkaConnector;
 
 /**
  * The group of deliveries the {@code inbox-kafka} connector is running in one JTA transaction on the calling thread
- * ({@link InboxKafkaConnector}, {@code group.max-size} above 1). While one is set, {@link IdempotentInterceptor}
+ * ({@code InboxKafkaConnector}, {@code group.max-size} above 1). While one is set, {@code IdempotentInterceptor}
  * joins the group's transaction and reports a failure here instead of retrying or dead-lettering: the connector then
  * rolls the whole group back and hands each of its messages to the interceptor again, one by one, outside any
  * transaction (the per-message path with its retries, dead letters and fingerprints).
@@ -17,7 +15,7 @@ public final class DeliveryGroup {
     private static final ThreadLocal<DeliveryGroup> CURRENT = new ThreadLocal<>();
 
     /**
-     * The interceptor's claim of the whole group ({@link IdempotentInterceptor}): made at the group's first delivery,
+     * The interceptor's claim of the whole group ({@code IdempotentInterceptor}): made at the group's first delivery,
      * consulted by the others; {@code null} until then, or for good when the group is claimed message by message.
      */
     interface Claims {

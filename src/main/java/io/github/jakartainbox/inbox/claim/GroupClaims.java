@@ -1,7 +1,8 @@
 package io.github.jakartainbox.inbox.claim;
 
-import io.github.jakartainbox.inbox.deadletter.InboxRedrives;
-import io.github.jakartainbox.inbox.delivery.ConsumerSettings;
+import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
+import io.github.jakartainbox.inbox.incoming.Delivery;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.lang.reflect.Method;
 import java.sql.SQLException;
@@ -54,7 +55,7 @@ public final class GroupClaims implements DeliveryGroup.Claims {
         List<InboxClaim.Claim> claims = new ArrayList<>(messages.size());
         List<Delivery> predicted = new ArrayList<>(messages.size());
         for (Message<?> message : messages) {
-            if (InboxRedrives.aimedAt(message) != null) {
+            if (RedriveAim.aimedAt(message) != null) {
                 // a re-drive aimed at one consumer: the others must not claim it, so the group claims one by one
                 return null;
             }

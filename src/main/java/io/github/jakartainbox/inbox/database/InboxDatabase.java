@@ -1,7 +1,8 @@
 package io.github.jakartainbox.inbox.database;
 
 import io.github.jakartainbox.inbox.InboxConfig;
-import io.github.jakartainbox.inbox.failure.DatabaseUnavailableException;
+import io.github.jakartainbox.inbox.InboxStatistics;
+import io.github.jakartainbox.inbox.sqlstate.DatabaseUnavailableException;
 import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -29,7 +30,7 @@ import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
  * before first use: at application start, and again lazily should a message arrive first.
  */
 @ApplicationScoped
-public class InboxDatabase {
+public class InboxDatabase implements InboxStatistics.Tables {
 
     /** The inbox's migrations, under the library's own package path so that the library jar takes them by rule. */
     static final String MIGRATIONS = "classpath:io/github/jakartainbox/inbox/db/migration";
@@ -83,6 +84,7 @@ public class InboxDatabase {
      * @throws DatabaseUnavailableException when none can be had, whatever PostgreSQL's reason (down, not accepting
      *                                      connections, too many clients, authentication): never the event's fault
      */
+    @Override
     public Connection connection() throws DatabaseUnavailableException {
         DataSource source = dataSource();
         try {
@@ -163,6 +165,18 @@ public class InboxDatabase {
         partitioned = monthly;
         dataSource = found;
         return found;
+    }
+
+    @Override
+    public java.util.SortedSet<String> shippedSchemaVersions() {
+        java.util.SortedSet<String> versions = new java.util.TreeSet<>();
+        for (org.flywaydb.core.api.MigrationInfo migration : flyway(dataSource(), partitioned()).info().all()) {
+            if (migration.getVersion() != null && migration.getScript() != null
+                    && migration.getScript().endsWith(".sql") && migration.getState().isResolved()) {
+                versions.add(migration.getVersion().getVersion());
+            }
+        }
+        return versions;
     }
 
     /**

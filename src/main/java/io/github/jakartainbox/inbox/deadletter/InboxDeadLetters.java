@@ -3,6 +3,8 @@ package io.github.jakartainbox.inbox.deadletter;
 import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterHistory;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -40,17 +42,17 @@ public class InboxDeadLetters {
      * The most history entries kept per dead letter ({@link #history}): the newest; an older one is deleted when a
      * new one is added. The row's own counters ({@code deliveries}, {@code firstFailedAt}) still cover its whole life.
      */
-    public static final int HISTORY_LIMIT = 50;
+    public static final int HISTORY_LIMIT = DeadLetterHistory.LIMIT;
 
     /**
      * The Kafka record header of a re-sent record that names the one consumer (its inbox
      * name) that may process it: the inbox makes every other {@code @Idempotent} consumer of the topic acknowledge the
      * record and skip it without effect ({@code INBOX0104I}). Absent: every consumer may process it.
      */
-    public static final String REDRIVE_CONSUMER_HEADER = "inbox-redrive-consumer";
+    public static final String REDRIVE_CONSUMER_HEADER = RedriveAim.CONSUMER_HEADER;
 
     /** The Kafka record header of a re-sent record that names the dead letter's id. */
-    public static final String REDRIVE_DEAD_LETTER_HEADER = "inbox-redrive-dead-letter";
+    public static final String REDRIVE_DEAD_LETTER_HEADER = RedriveAim.DEAD_LETTER_HEADER;
 
     private static final String COLUMNS = "id, consumer, event_id, error, attempts, first_failed_at, last_failed_at, "
             + "redriven_at, discarded_at, resolved_by, coalesce(octet_length(payload), octet_length(payload_bytes), 0), "

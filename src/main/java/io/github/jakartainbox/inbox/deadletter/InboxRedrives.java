@@ -1,8 +1,8 @@
 package io.github.jakartainbox.inbox.deadletter;
 
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
-import io.github.jakartainbox.inbox.kafka.KafkaRecordMessage;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.text.Utf8;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters.DeadLetter;
@@ -10,7 +10,6 @@ import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters.RedriveClaim;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters.SentRecord;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
@@ -19,8 +18,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
@@ -312,17 +309,7 @@ public class InboxRedrives {
      * @return the consumer's inbox name; {@code null} when the message is no Kafka record or carries no such header
      */
     public static String aimedAt(Message<?> message) {
-        if (message == null) {
-            return null;
-        }
-        ConsumerRecord<?, ?> record;
-        try {
-            record = message.unwrap(ConsumerRecord.class);
-        } catch (RuntimeException e) {
-            return null; // not a Kafka record (an in-memory or JMS message): nothing can be aimed
-        }
-        Header header = record == null ? null : record.headers().lastHeader(InboxDeadLetters.REDRIVE_CONSUMER_HEADER);
-        return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+        return RedriveAim.aimedAt(message);
     }
 
     /**
@@ -331,23 +318,12 @@ public class InboxRedrives {
      *         {@code inbox-kafka} connector is delivering on this thread; {@code null} when neither
      */
     public static Message<?> carrier(Delivery delivery) {
-        if (delivery.message() != null) {
-            return delivery.message();
-        }
-        KafkaRecordMessage delivering = KafkaRecordMessage.DELIVERING.get();
-        return delivering == null ? null : delivering.message();
+        return RedriveAim.carrier(delivery);
     }
 
     /** @return the dead letter id a re-driven Kafka record names, {@code null} when none */
     public static String deadLetterOf(Message<?> message) {
-        try {
-            ConsumerRecord<?, ?> record = message.unwrap(ConsumerRecord.class);
-            Header header = record.headers().lastHeader(InboxDeadLetters.REDRIVE_DEAD_LETTER_HEADER);
-            return header == null || header.value() == null ? null
-                    : new String(header.value(), StandardCharsets.UTF_8);
-        } catch (RuntimeException e) {
-            return null;
-        }
+        return RedriveAim.deadLetterOf(message);
     }
 
     /** The rules' outcome and, when allowed, the payload to send. */

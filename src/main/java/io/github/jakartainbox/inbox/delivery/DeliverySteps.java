@@ -2,7 +2,8 @@ package io.github.jakartainbox.inbox.delivery;
 
 import io.github.jakartainbox.inbox.InboxStatistics;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;

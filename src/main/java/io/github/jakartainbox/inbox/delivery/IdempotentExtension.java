@@ -2,9 +2,10 @@ package io.github.jakartainbox.inbox.delivery;
 
 import io.github.jakartainbox.inbox.Idempotent;
 import io.github.jakartainbox.inbox.InboxConfig;
-import io.github.jakartainbox.inbox.claim.Delivery;
-import io.github.jakartainbox.inbox.kafka.KafkaClientVersion;
-import io.github.jakartainbox.inbox.kafka.KafkaIsolationCheck;
+import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
+import io.github.jakartainbox.inbox.consumer.InboxConsumers;
+import io.github.jakartainbox.inbox.eventid.TransportEventIdSources;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.spi.EventIdExtractor;
@@ -54,6 +55,14 @@ public class IdempotentExtension implements Extension {
     private final List<String> problems = new ArrayList<>();
     private final Map<String, List<Method>> methodsByConsumer = new TreeMap<>();
 
+    /**
+     * @return the {@code @Idempotent} methods found, by consumer name of the annotation, for the capabilities'
+     *         own deployment checks (the {@code kafka} package's)
+     */
+    public Map<String, List<Method>> methodsByConsumer() {
+        return java.util.Collections.unmodifiableMap(methodsByConsumer);
+    }
+
     <T> void inspect(@Observes @WithAnnotations(Idempotent.class) ProcessAnnotatedType<T> event) {
         AnnotatedType<T> type = event.getAnnotatedType();
         boolean onType = type.isAnnotationPresent(Idempotent.class);
@@ -78,21 +87,11 @@ public class IdempotentExtension implements Extension {
             }
         });
         problems.addAll(sharedStoredNames(storedNames, methodsByConsumer));
-        Config channels = ConfigProvider.getConfig();
-        methodsByConsumer.values().forEach(methods -> KafkaIsolationCheck.concurrencyWithoutTopic(channels, methods)
-                .forEach(channel -> problems.add(InboxMessage.INBOX0609E.format(channel))));
         problems.forEach(problem -> {
             InboxLog.LOG.severe(problem); // its own line, besides the deployment failure that carries it
             event.addDeploymentProblem(new DeploymentException(problem));
         });
         Config config = ConfigProvider.getConfig();
-        methodsByConsumer.values().forEach(methods -> KafkaIsolationCheck.readUncommitted(config, methods)
-                .forEach(f -> InboxMessage.INBOX0012W.log(describe(f.method()), f.channel(),
-                        f.isolationLevel())));
-        String kafka = KafkaClientVersion.present();
-        if (kafka != null && !KafkaClientVersion.safe(kafka)) {
-            InboxMessage.INBOX0014W.log(kafka, KafkaClientVersion.SAFE);
-        }
         for (String key : config.getPropertyNames()) {
             // retention keys may name consumers that only the purge knows (rows of a retired consumer)
             boolean retention = InboxConfig.consumerOf(key, InboxConfig.RETENTION).isPresent()
@@ -168,7 +167,8 @@ public class IdempotentExtension implements Extension {
         }
         try {
             ConsumerSettings settings = InboxConsumers.resolve(consumer,
-                    beans.createInstance().select(EventIdExtractor.class));
+                    beans.createInstance().select(EventIdExtractor.class),
+                    beans.createInstance().select(TransportEventIdSources.class));
             if (settings.eventIdSource().needsMessage()) {
                 methods.stream().filter(m -> Delivery.messageParameterIndex(m) < 0).forEach(m -> problems.add(
                         InboxMessage.INBOX0005E.format(describe(m), "consumer '" + consumer + "' reads its event ids "

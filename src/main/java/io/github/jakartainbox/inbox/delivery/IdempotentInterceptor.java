@@ -4,24 +4,28 @@ import io.github.jakartainbox.inbox.Idempotent;
 import io.github.jakartainbox.inbox.InboxStatistics;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.claim.DeferredAckMessage;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
+import io.github.jakartainbox.inbox.consumer.InboxConsumers;
+import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.claim.DeliveryGroup;
 import io.github.jakartainbox.inbox.claim.GroupClaims;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
-import io.github.jakartainbox.inbox.deadletter.DeadLetterStore;
-import io.github.jakartainbox.inbox.deadletter.InboxRedrives;
-import io.github.jakartainbox.inbox.failure.DatabaseUnavailableException;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterStore;
+import io.github.jakartainbox.inbox.sqlstate.DatabaseUnavailableException;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.failure.Failures;
-import io.github.jakartainbox.inbox.jms.JmsDeliveries;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
-import io.github.jakartainbox.inbox.tracing.InboxTracing;
 import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import io.github.jakartainbox.inbox.spi.DeliverySpan;
+import io.github.jakartainbox.inbox.spi.DeliveryTracer;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
@@ -58,11 +62,15 @@ public class IdempotentInterceptor {
     InboxStatistics statistics;
     @Inject
     DeliverySteps steps;
-    /** Message-driven beans (Jakarta Messaging): their own rules, see {@link JmsDeliveries}. */
+    /** The paths transports bring (message-driven beans: the {@code jms} package), each taking its deliveries whole. */
     @Inject
-    JmsDeliveries jms;
+    @Any
+    Instance<DeliveryPath> transports;
+    /** {@link #transports}, resolved at the first delivery. */
+    private volatile java.util.List<DeliveryPath> transportPaths;
+    /** The tracing capability's tracer ({@code tracing}), {@link DeliveryTracer#NONE}'s spans when it is off. */
     @Inject
-    InboxTracing tracing;
+    DeliveryTracer tracing;
     /** Whether a record aimed at another consumer is a re-drive the database confirms. */
     @Inject
     RedriveAims aims;
@@ -91,12 +99,18 @@ public class IdempotentInterceptor {
 
     private Object deliver(InvocationContext context, ConsumerSettings consumer, Delivery delivery, DeliverySpan span)
             throws Exception {
-        if (delivery.jms() != null) {
-            return jms.deliver(context, consumer, delivery, span);
+        java.util.List<DeliveryPath> paths = transportPaths;
+        if (paths == null) {
+            paths = transportPaths = transports.stream().toList();
+        }
+        for (DeliveryPath path : paths) {
+            if (path.takes(delivery)) {
+                return path.deliver(context, consumer, delivery, span);
+            }
         }
         DeliveryGroup group = DeliveryGroup.current();
-        Message<?> carrier = InboxRedrives.carrier(delivery);
-        String aim = InboxRedrives.aimedAt(carrier);
+        Message<?> carrier = RedriveAim.carrier(delivery);
+        String aim = RedriveAim.aimedAt(carrier);
         if (aim != null && !aim.equals(consumer.name()) && aimConfirmed(group, consumer, delivery, carrier, aim)) {
             // a re-drive for another consumer of the topic, confirmed by its dead letter: no claim, no effect,
             // acknowledged (in a group: settled, and its offset moves with the group's commit)
@@ -107,7 +121,7 @@ public class IdempotentInterceptor {
                 statistics.redriveForOtherSkipped(consumer.name());
             }
             InboxMessage.INBOX0104I.log(consumer.name(), String.valueOf(carrier),
-                    String.valueOf(InboxRedrives.deadLetterOf(carrier)), aim);
+                    String.valueOf(RedriveAim.deadLetterOf(carrier)), aim);
             span.outcome(DeliveryOutcome.AIMED_ELSEWHERE, null);
             if (!inGroup && transactions.active()) {
                 // the caller's transaction: acknowledged as a skipped duplicate is there, by its owner
@@ -366,7 +380,7 @@ public class IdempotentInterceptor {
                             int attempts) throws Exception {
         // a method taking the payload only: on inbox-kafka the record being delivered still says where it came from
         String location = delivery.location() != null ? delivery.location()
-                : Delivery.locationOf(InboxRedrives.carrier(delivery));
+                : Delivery.locationOf(RedriveAim.carrier(delivery));
         String error = deadLetterReason(reason, attempts, location);
         String shownId = eventId == null ? "(no usable id)" : eventId;
         boolean full = true;

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.delivery;
 
+import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 import jakarta.servlet.annotation.WebListener;

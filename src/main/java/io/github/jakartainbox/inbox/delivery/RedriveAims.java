@@ -1,11 +1,12 @@
 package io.github.jakartainbox.inbox.delivery;
 
 import io.github.jakartainbox.inbox.InboxStatistics;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
-import io.github.jakartainbox.inbox.deadletter.InboxRedrives;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -50,7 +51,7 @@ public class RedriveAims {
      */
     boolean confirmed(ConsumerSettings consumer, Delivery delivery, Message<?> carrier, String aim,
                       boolean inTransaction) throws SQLException, InterruptedException {
-        String named = InboxRedrives.deadLetterOf(carrier);
+        String named = RedriveAim.deadLetterOf(carrier);
         Long id = deadLetterId(named);
         String eventId = null;
         if (id != null) {

@@ -1,5 +1,5 @@
 /**
- * The delivery pipeline: the interceptor bound to {@code @Idempotent}, the deployment checks, per-consumer
- * settings, the channel registry and the application's stop.
+ * The delivery pipeline: the interceptor bound to {@code @Idempotent}, its steps, the deployment checks, and the
+ * {@code DeliveryPath} a transport plugs in from above.
  */
 package io.github.jakartainbox.inbox.delivery;

@@ -1,14 +1,11 @@
 package io.github.jakartainbox.inbox.eventid;
 
-import io.github.jakartainbox.inbox.InvalidEventIdException;
-import io.github.jakartainbox.inbox.claim.Delivery;
-import io.github.jakartainbox.inbox.jms.JmsMessageIdEventIdSource;
-import io.github.jakartainbox.inbox.jms.JmsPropertyEventIdSource;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 
 /**
  * Where a consumer finds the raw event id of a delivery. Implementations: {@link PayloadFieldEventIdSource},
- * {@link KafkaHeaderEventIdSource}, {@link BeanEventIdSource}, {@link JmsPropertyEventIdSource},
- * {@link JmsMessageIdEventIdSource}; chosen by
+ * {@link KafkaHeaderEventIdSource}, {@link BeanEventIdSource}, {@code JmsPropertyEventIdSource},
+ * {@code JmsMessageIdEventIdSource}; chosen by
  * {@code inbox.consumer.<consumer>.event-id.source}.
  */
 public interface EventIdSource {

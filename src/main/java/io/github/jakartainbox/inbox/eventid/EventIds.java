@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.eventid;
 
+import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InvalidEventIdException;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.text.Printable;
@@ -29,7 +30,7 @@ import java.util.regex.Pattern;
 public final class EventIds {
 
     /** The largest {@code inbox.event-id.max-length} the table accepts. */
-    public static final int MAX_LENGTH_LIMIT = 255;
+    public static final int MAX_LENGTH_LIMIT = InboxConfig.EVENT_ID_MAX_LENGTH_LIMIT;
 
     private static final Pattern UUID_TEXT =
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");

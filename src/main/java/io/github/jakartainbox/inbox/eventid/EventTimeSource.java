@@ -1,7 +1,7 @@
 package io.github.jakartainbox.inbox.eventid;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.time.Instant;
 import java.time.LocalDate;

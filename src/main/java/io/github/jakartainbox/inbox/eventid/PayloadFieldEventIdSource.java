@@ -1,7 +1,7 @@
 package io.github.jakartainbox.inbox.eventid;
 
 import io.github.jakartainbox.inbox.InvalidEventIdException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.text.StrictJson;
 import io.github.jakartainbox.inbox.text.Utf8;

@@ -2,10 +2,7 @@ package io.github.jakartainbox.inbox.failure;
 
 import io.github.jakartainbox.inbox.DownstreamUnavailableException;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
-import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTransientConnectionException;
-import java.sql.SQLNonTransientConnectionException;
+import io.github.jakartainbox.inbox.sqlstate.SqlStates;
 
 /**
  * What kind of failure made an attempt fail, read from the exception and, for database errors, from the SQLState
@@ -16,8 +13,8 @@ public enum FailureKind {
 
     /**
      * The database could not be reached or used at all: no connection could be had ({@link
-     * DatabaseUnavailableException}, whatever PostgreSQL's reason), or the connection was refused, lost or
-     * terminated (SQLState class 08; 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now), or the
+     * io.github.jakartainbox.inbox.sqlstate.DatabaseUnavailableException}, whatever PostgreSQL's reason), or the
+     * connection was refused, lost or terminated (SQLState class 08; 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now), or the
      * server takes no writes (25006 read-only SQL transaction: a standby not yet promoted, or a former primary
      * demoted, behind the primary's address during a failover). Says nothing about the event: no attempt is used up
      * and the delivery waits for as long as it takes.
@@ -53,20 +50,17 @@ public enum FailureKind {
      * @return its kind
      */
     public static FailureKind of(Throwable failure) {
-        Throwable cause = Failures.cause(failure);
+        Throwable cause = SqlStates.unwrapped(failure);
         if (cause instanceof UnprocessableEventException) {
             return PERMANENT;
         }
         if (cause instanceof DownstreamUnavailableException) {
             return UNAVAILABLE;
         }
-        String state = sqlState(failure);
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof DatabaseUnavailableException || t instanceof SQLTransientConnectionException
-                    || t instanceof SQLNonTransientConnectionException || t instanceof SQLRecoverableException) {
-                return OUTAGE;
-            }
+        if (SqlStates.connectionLost(failure)) {
+            return OUTAGE;
         }
+        String state = sqlState(failure);
         return state == null ? OTHER : ofSqlState(state);
     }
 
@@ -75,35 +69,15 @@ public enum FailureKind {
      * @return its kind; {@link #OTHER} for a state this does not classify
      */
     static FailureKind ofSqlState(String state) {
-        if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
-                || state.equals("25006")) {
-            return OUTAGE;
-        }
-        if (state.equals("40001") || state.equals("40P01") || state.equals("55P03") || state.equals("57014")
-                || state.startsWith("53")) {
-            return TRANSIENT;
-        }
-        if (state.startsWith("22") || state.startsWith("23") || state.startsWith("54")) {
-            return PERMANENT;
-        }
-        return OTHER;
+        return valueOf(SqlStates.read(state).name());
     }
 
     /**
      * @param failure what an attempt threw
      * @return the SQLState of the first database error in its cause chain (following {@link
-     *         SQLException#getNextException()} too), {@code null} when there is none
+     *         java.sql.SQLException#getNextException()} too), {@code null} when there is none
      */
     public static String sqlState(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql) {
-                for (SQLException e = sql; e != null; e = e.getNextException() == e ? null : e.getNextException()) {
-                    if (e.getSQLState() != null && e.getSQLState().length() == 5) {
-                        return e.getSQLState();
-                    }
-                }
-            }
-        }
-        return null;
+        return SqlStates.of(failure);
     }
 }

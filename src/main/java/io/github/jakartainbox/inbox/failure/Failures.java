@@ -1,10 +1,7 @@
 package io.github.jakartainbox.inbox.failure;
 
-import jakarta.transaction.TransactionalException;
+import io.github.jakartainbox.inbox.sqlstate.SqlStates;
 import java.sql.SQLException;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.lang.reflect.InvocationTargetException;
 
 /** Classifies what made an attempt fail. */
 public final class Failures {
@@ -14,13 +11,7 @@ public final class Failures {
 
     /** @return the exception that explains the failure, without the wrappers added on the way out */
     static Throwable cause(Throwable failure) {
-        Throwable current = failure;
-        while ((current instanceof TransactionalException || current instanceof CompletionException
-                || current instanceof ExecutionException || current instanceof InvocationTargetException)
-                && current.getCause() != null) {
-            current = current.getCause();
-        }
-        return current;
+        return SqlStates.unwrapped(failure);
     }
 
     /**

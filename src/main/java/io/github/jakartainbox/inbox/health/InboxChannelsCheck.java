@@ -1,6 +1,6 @@
 package io.github.jakartainbox.inbox.health;
 
-import io.github.jakartainbox.inbox.delivery.IdempotentChannels;
+import io.github.jakartainbox.inbox.consumer.IdempotentChannels;
 import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.kafka.InboxKafkaConnector;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -2,16 +2,16 @@ package io.github.jakartainbox.inbox.jms;
 
 import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InboxStatistics;
-import io.github.jakartainbox.inbox.UnprocessableEventException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
-import io.github.jakartainbox.inbox.deadletter.DeadLetterStore;
-import io.github.jakartainbox.inbox.delivery.ConsumerSettings;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterStore;
+import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
+import io.github.jakartainbox.inbox.delivery.DeliveryPath;
 import io.github.jakartainbox.inbox.delivery.DeliverySteps;
-import io.github.jakartainbox.inbox.delivery.InboxConsumers;
-import io.github.jakartainbox.inbox.delivery.InboxLifecycle;
+import io.github.jakartainbox.inbox.consumer.InboxConsumers;
+import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.failure.Failures;
@@ -44,7 +44,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *   <li>A failed attempt marks the bean's transaction rollback-only and returns: the container rolls back the claim,
  *       the work and the consumption, and the provider redelivers the message ({@code JMSXDeliveryCount} + 1). The
  *       decision is {@link FailurePolicy}'s, as for the Kafka path: an unclassified failure uses one of
- *       {@code retry.max-attempts}; a permanent one (data the database refuses, {@link UnprocessableEventException})
+ *       {@code retry.max-attempts}; a permanent one (data the database refuses, {@link io.github.jakartainbox.inbox.UnprocessableEventException})
  *       ends at once; transient errors are retried within {@code retry.transient-budget}; an outage uses no attempt
  *       (the delivery waits in place up to {@code jms.outage-wait} first, so that redeliveries do not spin).</li>
  *   <li>A transaction that does not commit after the method returned (a deferred constraint, a flush or the commit
@@ -61,7 +61,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * (only {@link JmsMessages} does), so the library loads on servers without a messaging feature.
  */
 @ApplicationScoped
-public class JmsDeliveries {
+public class JmsDeliveries implements DeliveryPath {
 
     /** The most messages whose failures are remembered at once; the oldest are forgotten first. */
     static final int MAX_TRACKED = 10_000;
@@ -111,8 +111,15 @@ public class JmsDeliveries {
      * @return the method's result, {@code null} when it was not called
      * @throws IllegalStateException (INBOX0706E) when no JTA transaction is active
      */
-    public Object deliver(InvocationContext context, ConsumerSettings consumer, Delivery delivery, DeliverySpan span)
+    @Override
+    public boolean takes(Delivery delivery) {
+        return delivery.jms() != null;
+    }
+
+    @Override
+    public Object deliver(InvocationContext context, ConsumerSettings consumer, Delivery jmsDelivery, DeliverySpan span)
             throws Exception {
+        Delivery delivery = JmsMessages.withBody(jmsDelivery);
         if (!transactions.active()) {
             throw new IllegalStateException(InboxMessage.INBOX0706E.format(consumer.name(),
                     context.getMethod().getDeclaringClass().getName() + "." + context.getMethod().getName()));

@@ -1,7 +1,7 @@
 package io.github.jakartainbox.inbox.jms;
 
 import io.github.jakartainbox.inbox.InvalidEventIdException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.eventid.EventIdSource;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 

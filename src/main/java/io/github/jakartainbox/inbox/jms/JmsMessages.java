@@ -1,7 +1,7 @@
 package io.github.jakartainbox.inbox.jms;
 
 import io.github.jakartainbox.inbox.InvalidEventIdException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.text.Printable;
 import jakarta.jms.BytesMessage;
@@ -17,12 +17,20 @@ import jakarta.jms.TextMessage;
 public final class JmsMessages {
 
     /** The name of the JMS message interface, compared by name by {@link Delivery#jmsParameterIndex}. */
-    public static final String MESSAGE_TYPE = "jakarta.jms.Message";
+    public static final String MESSAGE_TYPE = Delivery.JMS_MESSAGE_TYPE;
 
     /** The JMS-defined property counting deliveries (Jakarta Messaging 3.1, section 3.5.11), 1 on the first. */
     static final String DELIVERY_COUNT = "JMSXDeliveryCount";
 
     private JmsMessages() {
+    }
+
+    /**
+     * @param delivery a delivery to a message-driven bean
+     * @return the delivery with its JMS message's body as the payload ({@link #body})
+     */
+    public static Delivery withBody(Delivery delivery) {
+        return delivery.jms() == null ? delivery : delivery.withPayload(body(delivery.jms()));
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.github.jakartainbox.inbox.kafka;
 
 import io.github.jakartainbox.inbox.claim.InboxClaim;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
@@ -146,14 +147,14 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
             }
         }
         demand.accumulateAndGet(1, (a, b) -> a == Long.MAX_VALUE ? a : a - b);
-        KafkaRecordMessage.DELIVERING.set(message); // the record, for a method that takes only the payload
-        try {
-            subscriber.onNext(message.message());
-        } catch (RuntimeException e) {
-            message.settled().complete(e);
-        } finally {
-            KafkaRecordMessage.DELIVERING.remove();
-        }
+        // the record is the carrier on this thread, for a method that takes only the payload
+        RedriveAim.delivering(message.message(), () -> {
+            try {
+                subscriber.onNext(message.message());
+            } catch (RuntimeException e) {
+                message.settled().complete(e);
+            }
+        });
         return true;
     }
 

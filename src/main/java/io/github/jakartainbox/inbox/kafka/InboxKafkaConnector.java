@@ -1,6 +1,6 @@
 package io.github.jakartainbox.inbox.kafka;
 
-import io.github.jakartainbox.inbox.delivery.InboxLifecycle;
+import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.failure.Failures;

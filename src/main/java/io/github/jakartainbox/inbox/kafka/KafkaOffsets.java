@@ -1,7 +1,6 @@
 package io.github.jakartainbox.inbox.kafka;
 
 import io.github.jakartainbox.inbox.database.InboxDatabase;
-import io.github.jakartainbox.inbox.failure.DatabaseUnavailableException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -23,11 +23,6 @@ public final class KafkaRecordMessage implements InvocationHandler {
 
     private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
-    /**
-     * The message the {@code inbox-kafka} connector is delivering on this thread (the channel's method runs on the
-     * poll thread), so that the inbox reaches the record's headers when the method takes only the payload.
-     */
-    public static final ThreadLocal<KafkaRecordMessage> DELIVERING = new ThreadLocal<>();
 
     private final ConsumerRecord<?, ?> record;
     /** Completes on the first acknowledgement: with {@code null}, or with the reason of a negative one. */

@@ -1,9 +1,10 @@
 package io.github.jakartainbox.inbox.retention;
 
 import io.github.jakartainbox.inbox.InboxConfig;
+import io.github.jakartainbox.inbox.InboxStatistics;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
-import io.github.jakartainbox.inbox.delivery.InboxLifecycle;
+import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
 import io.github.jakartainbox.inbox.eventid.EventMonths;
 import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
@@ -45,7 +46,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * held skips. The lease is renewed with every batch and expires if its owner dies.
  */
 @ApplicationScoped
-public class InboxPurge {
+public class InboxPurge implements InboxStatistics.PurgeNews {
 
     /** Work on one connection inside one transaction. */
     @FunctionalInterface
@@ -77,7 +78,7 @@ public class InboxPurge {
     Instance<PurgeTask> tasks;
 
     /** A failed run whose failure could not be written to {@code inbox_purge_state} (the database was away). */
-    public record Failure(OffsetDateTime at, String error) {
+    public record Failure(OffsetDateTime at, String error) implements InboxStatistics.PurgeFailure {
     }
 
     private volatile Failure unrecordedFailure;
@@ -137,11 +138,13 @@ public class InboxPurge {
      * @return whether this server's purge has run since the application started (whatever its outcome, or skipped
      *         because another server held the lease): until then the state table shows only runs before this start
      */
+    @Override
     public boolean ranSinceStart() {
         return ranSinceStart;
     }
 
     /** @return this server's last failed run that the state table does not show, if it is the latest news */
+    @Override
     public Optional<Failure> unrecordedFailure() {
         return Optional.ofNullable(unrecordedFailure);
     }

@@ -1,7 +1,7 @@
 package io.github.jakartainbox.inbox.retention;
 
 import io.github.jakartainbox.inbox.InboxConfig;
-import io.github.jakartainbox.inbox.delivery.IdempotentChannels;
+import io.github.jakartainbox.inbox.consumer.IdempotentChannels;
 import io.github.jakartainbox.inbox.spi.PurgeCompleted;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;

@@ -1,13 +1,12 @@
 package io.github.jakartainbox.inbox.text;
 
-import io.github.jakartainbox.inbox.UnprocessableEventException;
 
 /**
  * Input quoted in error messages, log lines and dead-letter reasons: control and invisible format characters
  * (newlines among them) are written as {@code \\uXXXX} and long text is cut, so that a payload can neither forge
  * log lines nor flood them (CWE-117, improper output neutralization for logs).
  *
- * <p>Public on purpose: the reasons of an {@link UnprocessableEventException} thrown by application code end in
+ * <p>Public on purpose: the reasons of an {@code UnprocessableEventException} thrown by application code end in
  * the log and in the dead-letter table, and should quote event data through this method, as the library does.
  */
 public final class Printable {

@@ -25,7 +25,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * it is created here only after the API was found.
  */
 @ApplicationScoped
-public class InboxTracing {
+public class InboxTracing implements DeliveryTracer {
 
     /** A class of the OpenTelemetry API, looked up without initialising it. */
     static final String API_CLASS = "io.opentelemetry.api.OpenTelemetry";
@@ -79,6 +79,7 @@ public class InboxTracing {
      * @param message  the message, {@code null} for a payload-only method
      * @return the span; {@link DeliverySpan#NONE} when tracing is off
      */
+    @Override
     public DeliverySpan start(String consumer, Method method, Message<?> message) {
         return tracer.start(consumer, method, message);
     }
@@ -89,6 +90,7 @@ public class InboxTracing {
      *
      * @param carrier receives each header
      */
+    @Override
     public void injectCurrent(BiConsumer<String, String> carrier) {
         tracer.injectCurrent(carrier);
     }

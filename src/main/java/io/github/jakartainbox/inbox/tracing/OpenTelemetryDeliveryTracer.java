@@ -3,7 +3,7 @@ package io.github.jakartainbox.inbox.tracing;
 import io.github.jakartainbox.inbox.spi.DeliveryTracer;
 import io.github.jakartainbox.inbox.spi.DeliverySpan;
 import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
-import io.github.jakartainbox.inbox.delivery.IdempotentChannels;
+import io.github.jakartainbox.inbox.consumer.IdempotentChannels;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;

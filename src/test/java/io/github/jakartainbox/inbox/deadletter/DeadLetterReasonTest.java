@@ -1,8 +1,9 @@
 package io.github.jakartainbox.inbox.deadletter;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.delivery.IdempotentInterceptor;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.kafka.KafkaRecordMessage;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -42,12 +43,8 @@ class DeadLetterReasonTest {
     void aPayloadOnlyDeliveryOnInboxKafkaIsLocatedByTheRecordBeingDelivered() {
         ConsumerRecord<String, String> record = new ConsumerRecord<>("orders.confirmed", 2, 88L, "k", "v");
         Delivery payloadOnly = new Delivery("v", null, -1);
-        KafkaRecordMessage.DELIVERING.set(new KafkaRecordMessage(record));
-        try {
-            assertEquals("orders.confirmed-2@88", Delivery.locationOf(InboxRedrives.carrier(payloadOnly)));
-        } finally {
-            KafkaRecordMessage.DELIVERING.remove();
-        }
+        RedriveAim.delivering(new KafkaRecordMessage(record).message(), () ->
+            assertEquals("orders.confirmed-2@88", Delivery.locationOf(InboxRedrives.carrier(payloadOnly))));
         assertNull(Delivery.locationOf(InboxRedrives.carrier(payloadOnly)), "no record on the thread: unknown");
     }
 

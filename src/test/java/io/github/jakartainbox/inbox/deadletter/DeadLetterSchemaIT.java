@@ -1,6 +1,7 @@
 package io.github.jakartainbox.inbox.deadletter;
 
 import io.github.jakartainbox.inbox.database.InboxDatabase;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterStore;
 import io.github.jakartainbox.testing.TestDatabases;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,7 +1,8 @@
 package io.github.jakartainbox.inbox.deadletter;
 
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.kafka.KafkaRecordMessage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -350,13 +351,9 @@ class InboxRedrivesTest {
         record.headers().add(InboxDeadLetters.REDRIVE_CONSUMER_HEADER, "analytics".getBytes(StandardCharsets.UTF_8));
         Delivery payloadOnly = new Delivery(ORDER, null, -1);
         assertNull(InboxRedrives.aimedAt(InboxRedrives.carrier(payloadOnly)), "no message, no connector: not aimed");
-        KafkaRecordMessage.DELIVERING.set(new KafkaRecordMessage(record));
-        try {
+        RedriveAim.delivering(new KafkaRecordMessage(record).message(), () ->
             assertEquals("analytics", InboxRedrives.aimedAt(InboxRedrives.carrier(payloadOnly)),
-                    "inbox-kafka's record on this thread carries the aim");
-        } finally {
-            KafkaRecordMessage.DELIVERING.remove();
-        }
+                    "inbox-kafka's record on this thread carries the aim"));
     }
 
     @Test

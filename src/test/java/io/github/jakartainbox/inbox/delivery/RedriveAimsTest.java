@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.inbox.InboxStatistics;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
 import io.github.jakartainbox.inbox.eventid.PayloadFieldEventIdSource;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;

@@ -1,7 +1,7 @@
 package io.github.jakartainbox.inbox.eventid;
 
 import io.github.jakartainbox.inbox.InvalidEventIdException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.jakartainbox.inbox.sqlstate.DatabaseUnavailableException;
 import jakarta.persistence.PersistenceException;
 import jakarta.transaction.RollbackException;
 import java.sql.SQLException;

@@ -2,11 +2,12 @@ package io.github.jakartainbox.inbox.jms;
 
 import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InvalidEventIdException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.eventid.EventIds;
 import io.github.jakartainbox.inbox.eventid.PayloadFieldEventIdSource;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -53,7 +54,7 @@ class JmsEventIdSourcesTest {
 
     private static Delivery delivered(TextMessage message) throws Exception {
         Method onMessage = Listener.class.getMethod("onMessage", Message.class);
-        return Delivery.of(onMessage, new Object[] {message});
+        return JmsMessages.withBody(Delivery.of(onMessage, new Object[] {message}));
     }
 
     @Test
@@ -120,5 +121,15 @@ class JmsEventIdSourcesTest {
                 InboxConfig.EVENT_ID_SOURCE.allowed());
         assertEquals("jms-property", InboxConfig.EVENT_ID_SOURCE.parse("x", "JMS-Property"));
         assertEquals("event_id", InboxConfig.EVENT_ID_PROPERTY.defaultText().orElseThrow());
+    }
+
+    @Test
+    void theJmsTransportBringsItsSourcesByNameAndTakesOnlyJmsDeliveries() throws Exception {
+        JmsEventIdSources sources = new JmsEventIdSources();
+        assertTrue(sources.create("jms-message-id", null, "billing") instanceof JmsMessageIdEventIdSource);
+        assertNull(sources.create("payload", null, "billing"), "the inbox's own source, not the transport's");
+        JmsDeliveries path = new JmsDeliveries();
+        assertTrue(path.takes(delivered(text("{}", "ID:3", false, Map.of()))), "a message-driven bean's delivery");
+        assertFalse(path.takes(new Delivery("{}", null, -1)), "a payload, no JMS message");
     }
 }

@@ -1,7 +1,7 @@
 package io.github.jakartainbox.inbox.retention;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.eventid.EventMonths;

@@ -1,6 +1,6 @@
-package io.github.jakartainbox.inbox.deadletter;
+package io.github.jakartainbox.inbox.deadletter.internal;
 
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.failure.Failures;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -36,7 +36,7 @@ public class DeadLetterStore {
      * An event with a usable id: one row per (consumer, event id, SHA-256 of the payload), so that a second payload
      * under the same event id keeps its own row instead of overwriting the first one's (schema version 9).
      */
-    static final String RECORD_SQL = INSERT
+    public static final String RECORD_SQL = INSERT
             + "ON CONFLICT (consumer, event_id, payload_sha256) WHERE event_id IS NOT NULL" + ON_CONFLICT_UPDATE;
 
     /**
@@ -117,7 +117,7 @@ public class DeadLetterStore {
      * @return it, with the delivery's entry in {@code inbox_dead_letter_history} (schema version 11) added by the same
      *         statement; answers the dead letter's id
      */
-    static String withHistory(String record) {
+    public static String withHistory(String record) {
         return "WITH " + PAYLOAD + ", written AS (" + record + " RETURNING d.id) INSERT INTO inbox_dead_letter_history "
                 + "(dead_letter_id, kind, attempts, error) SELECT id, 'failed', ?, ? FROM written RETURNING dead_letter_id";
     }

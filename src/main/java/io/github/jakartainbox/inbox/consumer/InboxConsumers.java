@@ -1,4 +1,4 @@
-package io.github.jakartainbox.inbox.delivery;
+package io.github.jakartainbox.inbox.consumer;
 
 import io.github.jakartainbox.inbox.Idempotent;
 import io.github.jakartainbox.inbox.InboxConfig;
@@ -7,10 +7,9 @@ import io.github.jakartainbox.inbox.eventid.EventIdSource;
 import io.github.jakartainbox.inbox.eventid.EventTimeSource;
 import io.github.jakartainbox.inbox.eventid.KafkaHeaderEventIdSource;
 import io.github.jakartainbox.inbox.eventid.PayloadFieldEventIdSource;
+import io.github.jakartainbox.inbox.eventid.TransportEventIdSources;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.failure.RetryPolicy;
-import io.github.jakartainbox.inbox.jms.JmsMessageIdEventIdSource;
-import io.github.jakartainbox.inbox.jms.JmsPropertyEventIdSource;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.spi.EventIdExtractor;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -34,9 +33,13 @@ public class InboxConsumers {
     @Inject
     @Any
     Instance<EventIdExtractor> extractors;
+    /** The event id sources transports bring (the {@code jms} package's). */
+    @Inject
+    @Any
+    Instance<TransportEventIdSources> transportSources;
 
-    ConsumerSettings forMethod(Method method) {
-        return byMethod.computeIfAbsent(method, m -> resolve(annotatedConsumer(m), extractors));
+    public ConsumerSettings forMethod(Method method) {
+        return byMethod.computeIfAbsent(method, m -> resolve(annotatedConsumer(m), extractors, transportSources));
     }
 
     public static String annotatedConsumer(Method method) {
@@ -54,10 +57,12 @@ public class InboxConsumers {
     /**
      * @param annotated  the consumer name of the annotation
      * @param extractors the {@code EventIdExtractor} beans
+     * @param transports the event id sources transports bring
      * @return the consumer's settings
      * @throws IllegalStateException (INBOX0004E) when a key has a wrong value
      */
-    static ConsumerSettings resolve(String annotated, Instance<EventIdExtractor> extractors) {
+    public static ConsumerSettings resolve(String annotated, Instance<EventIdExtractor> extractors,
+                                           Iterable<? extends TransportEventIdSources> transports) {
         Config config = ConfigProvider.getConfig();
         String name = InboxConfig.consumerName(annotated);
         int maxLength = InboxConfig.EVENT_ID_MAX_LENGTH.get(config, annotated);
@@ -67,19 +72,23 @@ public class InboxConsumers {
                 InboxConfig.RETRY_TRANSIENT_BUDGET.get(config, annotated), Clock.systemUTC());
         String timeField = InboxConfig.EVENT_TIME_FIELD.find(config, annotated).orElse(null);
         boolean fingerprint = InboxConfig.FINGERPRINT.get(config, annotated).equals("payload");
-        return new ConsumerSettings(name, eventIdSource(config, annotated, extractors), maxLength, failures,
+        return new ConsumerSettings(name, eventIdSource(config, annotated, extractors, transports), maxLength, failures,
                 new EventTimeSource(timeField), fingerprint,
                 InboxConfig.TRANSACTION_TIMEOUT.find(config, annotated).orElse(null));
     }
 
-    private static EventIdSource eventIdSource(Config config, String consumer, Instance<EventIdExtractor> extractors) {
-        switch (InboxConfig.EVENT_ID_SOURCE.get(config, consumer)) {
+    private static EventIdSource eventIdSource(Config config, String consumer, Instance<EventIdExtractor> extractors,
+                                               Iterable<? extends TransportEventIdSources> transports) {
+        String source = InboxConfig.EVENT_ID_SOURCE.get(config, consumer);
+        for (TransportEventIdSources transport : transports) {
+            EventIdSource brought = transport.create(source, config, consumer);
+            if (brought != null) {
+                return brought;
+            }
+        }
+        switch (source) {
             case "header":
                 return new KafkaHeaderEventIdSource(InboxConfig.EVENT_ID_HEADER.get(config, consumer));
-            case "jms-property":
-                return new JmsPropertyEventIdSource(InboxConfig.EVENT_ID_PROPERTY.get(config, consumer));
-            case "jms-message-id":
-                return new JmsMessageIdEventIdSource();
             case "bean":
                 String bean = InboxConfig.EVENT_ID_BEAN.find(config, consumer).orElse("");
                 Instance<EventIdExtractor> candidates = extractors.select(NamedLiteral.of(bean));

@@ -1,6 +1,5 @@
-package io.github.jakartainbox.inbox.claim;
+package io.github.jakartainbox.inbox.incoming;
 
-import io.github.jakartainbox.inbox.jms.JmsMessages;
 import io.github.jakartainbox.inbox.text.Utf8;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +19,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * @param messageIndex the index of the message parameter, -1 when there is none
  * @param jms          the {@code jakarta.jms.Message} argument, {@code null} when the method takes none. Typed
  *                     {@code Object} so that this class loads where no Jakarta Messaging API is installed; only
- *                     {@link JmsMessages} touches it
+ *                     the {@code jms} package touches it, which also reads its body into {@code payload}
  */
 public record Delivery(Object payload, Message<?> message, int messageIndex, Object jms) {
 
@@ -28,6 +27,9 @@ public record Delivery(Object payload, Message<?> message, int messageIndex, Obj
     private static final Map<Method, Integer> MESSAGE_INDEX = new ConcurrentHashMap<>();
     /** The JMS message parameter's index per method (-1: none). */
     private static final Map<Method, Integer> JMS_INDEX = new ConcurrentHashMap<>();
+
+    /** The type of a message-driven bean's message, named so that no Jakarta Messaging class is loaded. */
+    public static final String JMS_MESSAGE_TYPE = "jakarta.jms.Message";
 
     /** A delivery without a JMS message. */
     public Delivery(Object payload, Message<?> message, int messageIndex) {
@@ -43,7 +45,7 @@ public record Delivery(Object payload, Message<?> message, int messageIndex, Obj
         int jmsIndex = JMS_INDEX.computeIfAbsent(method, Delivery::jmsParameterIndex);
         if (jmsIndex >= 0 && arguments[jmsIndex] != null) {
             Object jms = arguments[jmsIndex];
-            return new Delivery(JmsMessages.body(jms), null, -1, jms);
+            return new Delivery(null, null, -1, jms); // its body is read by the jms package's path
         }
         return new Delivery(arguments.length == 0 ? null : arguments[0], null, -1);
     }
@@ -57,7 +59,7 @@ public record Delivery(Object payload, Message<?> message, int messageIndex, Obj
      * @param message the message
      * @return the delivery
      */
-    static Delivery predicted(Method method, Message<?> message) {
+    public static Delivery predicted(Method method, Message<?> message) {
         int index = MESSAGE_INDEX.computeIfAbsent(method, Delivery::messageParameterIndex);
         return index >= 0 ? new Delivery(message.getPayload(), message, index)
                 : new Delivery(message.getPayload(), null, -1);
@@ -82,7 +84,7 @@ public record Delivery(Object payload, Message<?> message, int messageIndex, Obj
         if (type == null) {
             return false;
         }
-        if (type.getName().equals(JmsMessages.MESSAGE_TYPE)) {
+        if (type.getName().equals(JMS_MESSAGE_TYPE)) {
             return true;
         }
         for (Class<?> implemented : type.getInterfaces()) {
@@ -127,6 +129,14 @@ public record Delivery(Object payload, Message<?> message, int messageIndex, Obj
         } catch (RuntimeException | LinkageError e) {
             return null; // not a Kafka record, or no Kafka client in the application
         }
+    }
+
+    /**
+     * @param body the payload read from the message (a JMS message's body)
+     * @return this delivery with that payload
+     */
+    public Delivery withPayload(Object body) {
+        return new Delivery(body, message, messageIndex, jms);
     }
 
     /**

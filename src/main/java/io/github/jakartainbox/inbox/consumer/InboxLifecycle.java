@@ -1,4 +1,4 @@
-package io.github.jakartainbox.inbox.delivery;
+package io.github.jakartainbox.inbox.consumer;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,7 +46,7 @@ public class InboxLifecycle {
     }
 
     /** Marks the application stopping, then runs every registered stop ({@link #stopWithApplication}). */
-    static void stopNow() {
+    public static void stopNow() {
         markStopping();
         STOPS.values().forEach(Runnable::run);
     }

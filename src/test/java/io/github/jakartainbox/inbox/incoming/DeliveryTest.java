@@ -1,4 +1,4 @@
-package io.github.jakartainbox.inbox.claim;
+package io.github.jakartainbox.inbox.incoming;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,8 +1,6 @@
-package io.github.jakartainbox.inbox.delivery;
+package io.github.jakartainbox.inbox.consumer;
 
-import io.github.jakartainbox.inbox.InboxConfig;
-import io.github.jakartainbox.inbox.InvalidEventIdException;
-import io.github.jakartainbox.inbox.claim.Delivery;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.eventid.EventIdSource;
 import io.github.jakartainbox.inbox.eventid.EventIds;
 import io.github.jakartainbox.inbox.eventid.EventTimeSource;
@@ -10,7 +8,7 @@ import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.failure.RetryPolicy;
 
 /**
- * The resolved settings of one consumer (see {@link InboxConfig} for the keys).
+ * The resolved settings of one consumer (see {@link io.github.jakartainbox.inbox.InboxConfig} for the keys).
  *
  * @param name          the consumer name stored in the inbox
  * @param eventIdSource where its event ids are found

@@ -1,4 +1,4 @@
-package io.github.jakartainbox.inbox.delivery;
+package io.github.jakartainbox.inbox.consumer;
 
 import io.github.jakartainbox.inbox.Idempotent;
 import jakarta.enterprise.event.Observes;

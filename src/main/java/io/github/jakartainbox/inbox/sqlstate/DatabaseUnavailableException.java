@@ -1,4 +1,4 @@
-package io.github.jakartainbox.inbox.failure;
+package io.github.jakartainbox.inbox.sqlstate;
 
 import java.sql.SQLException;
 

@@ -1,0 +1,5 @@
+/**
+ * What a delivery is, below everything that handles one: the {@code Delivery} value (the method's payload, its
+ * message, a message-driven bean's JMS message) and the re-drive aim a re-driven Kafka record carries.
+ */
+package io.github.jakartainbox.inbox.incoming;

@@ -1,0 +1,43 @@
+package io.github.jakartainbox.inbox.kafka;
+
+import io.github.jakartainbox.inbox.delivery.IdempotentExtension;
+import io.github.jakartainbox.inbox.logging.InboxLog;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.DeploymentException;
+import jakarta.enterprise.inject.spi.Extension;
+import java.lang.reflect.Method;
+import java.util.List;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * The Kafka capability's deployment checks of the {@code @Idempotent} methods that {@link IdempotentExtension}
+ * found: a {@code concurrency} channel without a {@code topic} fails the deployment (INBOX0609E); a channel that
+ * reads uncommitted records (INBOX0012W) and a Kafka client with a known unsafe version (INBOX0014W) are warned of.
+ */
+public class KafkaDeploymentChecks implements Extension {
+
+    void check(@Observes AfterDeploymentValidation event, BeanManager beans) {
+        IdempotentExtension idempotent = beans.getExtension(IdempotentExtension.class);
+        Config config = ConfigProvider.getConfig();
+        for (List<Method> methods : idempotent.methodsByConsumer().values()) {
+            KafkaIsolationCheck.concurrencyWithoutTopic(config, methods).forEach(channel -> {
+                String problem = InboxMessage.INBOX0609E.format(channel);
+                InboxLog.LOG.severe(problem); // its own line, besides the deployment failure that carries it
+                event.addDeploymentProblem(new DeploymentException(problem));
+            });
+        }
+        for (List<Method> methods : idempotent.methodsByConsumer().values()) {
+            KafkaIsolationCheck.readUncommitted(config, methods).forEach(f -> InboxMessage.INBOX0012W.log(
+                    f.method().getDeclaringClass().getName() + "." + f.method().getName(), f.channel(),
+                    f.isolationLevel()));
+        }
+        String kafka = KafkaClientVersion.present();
+        if (kafka != null && !KafkaClientVersion.safe(kafka)) {
+            InboxMessage.INBOX0014W.log(kafka, KafkaClientVersion.SAFE);
+        }
+    }
+}
