@@ -31,7 +31,7 @@ class PackageRulesTest {
 
     /** The capabilities: each can be left out of a deployment's use without the core noticing. */
     private static final String[] CAPABILITIES = {ROOT + ".kafka..", ROOT + ".jms..", ROOT + ".health..",
-            ROOT + ".tracing..", ROOT + ".retention.."};
+            ROOT + ".tracing..", ROOT + ".retention..", ROOT + ".metrics.."};
 
     /**
      * Calls from the core into a capability that are still direct (origin class -> target class, top-level names).
@@ -94,7 +94,7 @@ class PackageRulesTest {
         noClasses().that().resideInAPackage("io.github.jakartainbox.billing..").should().dependOnClassesThat()
                 .resideInAnyPackage(ROOT + ".claim..", ROOT + ".eventid..", ROOT + ".failure..",
                         ROOT + ".database..", ROOT + ".logging..", ROOT + ".delivery..", ROOT + ".kafka..",
-                        ROOT + ".jms..", ROOT + ".health..", ROOT + ".tracing..")
+                        ROOT + ".jms..", ROOT + ".health..", ROOT + ".tracing..", ROOT + ".metrics..")
                 .because("the example is written as an adopter would write it: docs/using-the-library.md, "
                         + "\"Public types\"")
                 .check(classes);
