@@ -1,6 +1,7 @@
 package io.github.jakartainbox.inbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.billing.SampleEvents;
@@ -73,6 +74,7 @@ class AdopterIT {
         assertEquals(processed, value(metrics, "inbox_processed", "payments"), metrics);
         assertEquals(0, value(metrics, "inbox_dead_lettered", "payments"), metrics);
         assertEquals(0, value(metrics, "inbox_purge_overdue", null), metrics);
+        assertFalse(metrics.contains("consumer=\"\""), "a gauge per consumer of the application, no other: " + metrics);
         Set<String> exposed = new TreeSet<>();
         Matcher names = Pattern.compile("(?m)^((?:inbox|outbox)_[a-z_]+)[{ ]").matcher(metrics);
         while (names.find()) {

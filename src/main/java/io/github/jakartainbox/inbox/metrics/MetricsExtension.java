@@ -9,6 +9,7 @@ import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
+import jakarta.interceptor.Interceptor;
 import java.util.Collections;
 import java.util.Set;
 import java.util.TreeSet;
@@ -33,6 +34,9 @@ public class MetricsExtension implements Extension {
 
     <T> void collect(@Observes @WithAnnotations(Idempotent.class) ProcessAnnotatedType<T> event) {
         AnnotatedType<T> type = event.getAnnotatedType();
+        if (type.isAnnotationPresent(Interceptor.class)) {
+            return; // the inbox's own interceptor carries the binding, with no consumer
+        }
         Idempotent onType = type.getAnnotation(Idempotent.class);
         if (onType != null) {
             annotatedConsumers.add(onType.consumer());
