@@ -124,7 +124,7 @@ class AdopterIT {
     private Db adoptAndDeliverDuplicates(String database, boolean monthly, boolean metrics) throws Exception {
         Db.recreate(database);
         Db db = Db.overJdbc(database);
-        execute(database, "CREATE TABLE payment_booked (event_id text NOT NULL, payment_id text NOT NULL)");
+        execute(database, Files.readString(PROJECT.resolve("schema.sql")));
         String run = UUID.randomUUID().toString().substring(0, 8);
         String topic = "adopter.payments." + run;
         deploy(metrics);
@@ -206,7 +206,7 @@ class AdopterIT {
     private void deploy(boolean metrics) throws Exception {
         Path serverDir = server.dir();
         Files.createDirectories(serverDir.resolve("dropins"));
-        String config = Files.readString(PROJECT.resolve("server.xml"));
+        String config = Files.readString(PROJECT.resolve("src/main/liberty/config/server.xml"));
         if (!metrics) {
             config = config.replaceAll("(?m)^.*(mpMetrics).*\\R", "");
         }
