@@ -1,22 +1,17 @@
 package io.github.jakartainbox.billing;
 
-import io.github.jakartainbox.outbox.OutboxFigures;
-import io.github.jakartainbox.outbox.OutboxOperations;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.function.ToLongFunction;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 
 /**
- * The outbox figures and the compensation query as MicroProfile Metrics gauges at
- * {@code /metrics?scope=application}: {@code outbox_pending}, {@code outbox_oldest_pending_seconds},
- * {@code outbox_delivered}, {@code outbox_failing}, and {@code billing_invoices_unmailed} (invoices without a
- * recorded mail after {@code billing.mail.unmailed-after}). Read at most every 10 seconds.
+ * The compensation query as a MicroProfile Metrics gauge at {@code /metrics?scope=application}:
+ * {@code billing_invoices_unmailed} (invoices without a recorded mail after {@code billing.mail.unmailed-after}).
+ * Read at most every 10 seconds. The inbox's and the outbox's own gauges come from the library.
  */
 @ApplicationScoped
 public class BillingMetrics {
@@ -29,12 +24,9 @@ public class BillingMetrics {
     @Inject
     MetricRegistry registry;
     @Inject
-    OutboxOperations outbox;
-    @Inject
     Invoices invoices;
 
     private volatile long readAt;
-    private volatile Optional<OutboxFigures> figures = Optional.empty();
     private volatile long unmailed;
 
     /**
@@ -72,20 +64,9 @@ public class BillingMetrics {
 
     void register(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
         unmailedAfter(); // a wrong value fails the start
-        gauge("outbox.pending", OutboxFigures::pending);
-        gauge("outbox.oldest.pending.seconds", f -> f.oldestPending().toSeconds());
-        gauge("outbox.delivered", OutboxFigures::delivered);
-        gauge("outbox.failing", OutboxFigures::failing);
         registry.gauge("billing.invoices.unmailed", () -> {
             refresh();
             return unmailed;
-        });
-    }
-
-    private void gauge(String name, ToLongFunction<OutboxFigures> value) {
-        registry.gauge(name, () -> {
-            refresh();
-            return figures.map(value::applyAsLong).orElse(0L);
         });
     }
 
@@ -94,10 +75,9 @@ public class BillingMetrics {
             return;
         }
         try {
-            figures = Optional.of(outbox.figures());
             unmailed = invoices.unmailedCount(unmailedAfter());
         } catch (RuntimeException e) {
-            // keep the last figures
+            // keep the last figure
         }
         readAt = System.nanoTime();
     }

@@ -36,14 +36,15 @@ class PackageRulesTest {
             {"DeadLetters", ROOT + ".deadletter.."},
             {"Claim", ROOT + ".claim.."},
             {"Pipeline", ROOT + ".delivery.."},
-            {"Capabilities", ROOT + ".kafka..", ROOT + ".jms..", ROOT + ".tracing..", ROOT + ".retention.."},
+            {"Capabilities", ROOT + ".kafka..", ROOT + ".jms..", ROOT + ".tracing..", ROOT + ".retention..",
+                    ROOT + ".metrics.."},
             {"Reports", ROOT + ".health.."},
             {"Users", "io.github.jakartainbox.outbox..", "io.github.jakartainbox.testkit..",
                     "io.github.jakartainbox.billing.."}};
 
     /** The capabilities: each can be left out of a deployment's use without the floors below noticing. */
     private static final String[] CAPABILITIES = {ROOT + ".kafka..", ROOT + ".jms..", ROOT + ".health..",
-            ROOT + ".tracing..", ROOT + ".retention.."};
+            ROOT + ".tracing..", ROOT + ".retention..", ROOT + ".metrics.."};
 
     private static JavaClasses classes;
 
@@ -96,7 +97,7 @@ class PackageRulesTest {
                 .resideInAnyPackage(ROOT + ".claim..", ROOT + ".eventid..", ROOT + ".failure..",
                         ROOT + ".database..", ROOT + ".logging..", ROOT + ".delivery..", ROOT + ".kafka..",
                         ROOT + ".jms..", ROOT + ".health..", ROOT + ".tracing..", ROOT + ".consumer..",
-                        ROOT + ".incoming..", ROOT + ".sqlstate..")
+                        ROOT + ".incoming..", ROOT + ".sqlstate..", ROOT + ".metrics..")
                 .because("the example is written as an adopter would write it: docs/using-the-library.md, "
                         + "\"Public types\"")
                 .check(classes);

@@ -1,6 +1,7 @@
 package io.github.jakartainbox.inbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.billing.SampleEvents;
@@ -8,6 +9,7 @@ import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.LibertyServer;
 import io.github.jakartainbox.testing.TestEnv;
 import io.github.jakartainbox.testing.UuidV7;
+import io.github.jakartainbox.testing.Waiting;
 import io.github.jakartainbox.testkit.IdempotencyCheck;
 import io.github.jakartainbox.testkit.InboxFigures;
 import java.nio.file.Files;
@@ -22,6 +24,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
@@ -57,25 +64,70 @@ class AdopterIT {
         serverCommand("stop");
     }
 
+    /** With mpMetrics in the server, the library's own gauges show the run's figures at /metrics. */
     @Test
     void aWarDependingOnTheInboxAloneProcessesEachEventOnceWithThePlainInbox() throws Exception {
-        adoptAndDeliverDuplicates("adopter_it_plain", false);
+        Db db = adoptAndDeliverDuplicates("adopter_it_plain", false, true);
+        long processed = db.number("SELECT count(*) FROM inbox WHERE consumer = 'payments'");
+        String metrics = Waiting.lastValue(Waiting.await("the inbox_processed gauge").atMost(WAIT), this::metrics,
+                body -> value(body, "inbox_processed", "payments") == processed);
+        assertEquals(processed, value(metrics, "inbox_processed", "payments"), metrics);
+        assertEquals(0, value(metrics, "inbox_dead_lettered", "payments"), metrics);
+        assertEquals(0, value(metrics, "inbox_purge_overdue", null), metrics);
+        assertFalse(metrics.contains("consumer=\"\""), "a gauge per consumer of the application, no other: " + metrics);
+        Set<String> exposed = new TreeSet<>();
+        Matcher names = Pattern.compile("(?m)^((?:inbox|outbox)_[a-z_]+)[{ ]").matcher(metrics);
+        while (names.find()) {
+            exposed.add(names.group(1));
+        }
+        Set<String> documented = documentedMetrics().stream().filter(n -> n.startsWith("inbox_"))
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(documented, exposed, "docs/observability.md's metrics table against an adopter's /metrics "
+                + "(no outbox jar in this WAR)");
+        System.out.println("adopter metrics: " + metrics.lines().filter(l -> l.startsWith("inbox_")).toList());
     }
 
+    /** Without mpMetrics the library publishes nothing and says nothing about it. */
     @Test
     void aWarDependingOnTheInboxAloneProcessesEachEventOnceWithTheMonthlyPartitionedInbox() throws Exception {
-        Db db = adoptAndDeliverDuplicates("adopter_it_monthly", true);
+        Db db = adoptAndDeliverDuplicates("adopter_it_monthly", true, false);
         assertEquals("p", db.text("SELECT relkind::text FROM pg_class WHERE relname = 'inbox'"),
                 "the jar's monthly migration partitioned the inbox");
+        assertEquals(List.of(), server.logLines(l -> l.toLowerCase(java.util.Locale.ROOT).contains("metric")),
+                "no word of metrics from a server without mpMetrics");
     }
 
-    private Db adoptAndDeliverDuplicates(String database, boolean monthly) throws Exception {
+    /** @return the metric names of docs/observability.md's metrics table */
+    static List<String> documentedMetrics() throws java.io.IOException {
+        List<String> names = new ArrayList<>();
+        Matcher row = Pattern.compile("(?m)^\\| `((?:inbox|outbox)_[a-z_]+)` \\|").matcher(
+                Files.readString(Path.of("docs/observability.md")));
+        while (row.find()) {
+            names.add(row.group(1));
+        }
+        return names;
+    }
+
+    private String metrics() throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                        "http://127.0.0.1:" + (TestEnv.HTTP_PORT + 400) + "/metrics?scope=application")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** @return a gauge's value in a Prometheus text body, -1 when absent */
+    private static long value(String body, String name, String consumer) {
+        String tags = consumer == null ? "\\{[^}]*\\}" : "\\{[^}]*consumer=\"" + consumer + "\"[^}]*\\}";
+        Matcher m = Pattern.compile("(?m)^" + name + tags + " ([0-9.E+-]+)$").matcher(body);
+        return m.find() ? (long) Double.parseDouble(m.group(1)) : -1;
+    }
+
+    private Db adoptAndDeliverDuplicates(String database, boolean monthly, boolean metrics) throws Exception {
         Db.recreate(database);
         Db db = Db.overJdbc(database);
-        execute(database, "CREATE TABLE payment_booked (event_id text NOT NULL, payment_id text NOT NULL)");
+        execute(database, Files.readString(PROJECT.resolve("schema.sql")));
         String run = UUID.randomUUID().toString().substring(0, 8);
         String topic = "adopter.payments." + run;
-        deploy();
+        deploy(metrics);
         server.environment(Map.of("DB_NAME", database, "HTTP_PORT", String.valueOf(TestEnv.HTTP_PORT + 400),
                 "KAFKA_BOOTSTRAP_SERVERS", TestEnv.BOOTSTRAP, "MP_MESSAGING_INCOMING_PAYMENTS_TOPIC", topic,
                 "MP_MESSAGING_INCOMING_PAYMENTS_GROUP_ID", "payments-" + run,
@@ -151,10 +203,14 @@ class AdopterIT {
     }
 
     /** The team's WAR, built by Maven from the adopter project, with the project's server.xml; no example. */
-    private void deploy() throws Exception {
+    private void deploy(boolean metrics) throws Exception {
         Path serverDir = server.dir();
         Files.createDirectories(serverDir.resolve("dropins"));
-        Files.copy(PROJECT.resolve("server.xml"), serverDir.resolve("server.xml"), StandardCopyOption.REPLACE_EXISTING);
+        String config = Files.readString(PROJECT.resolve("src/main/liberty/config/server.xml"));
+        if (!metrics) {
+            config = config.replaceAll("(?m)^.*(mpMetrics).*\\R", "");
+        }
+        Files.writeString(serverDir.resolve("server.xml"), config);
         Path war = buildAdopterWar();
         try (ZipFile zip = new ZipFile(war.toFile())) {
             List<String> entries = zip.stream().map(ZipEntry::getName).toList();

@@ -31,6 +31,7 @@ final class GroupTransaction {
     private final LostCommits lost;
     /** Set when a message of the current poll was left unacknowledged: the rest of the poll is sought back. */
     private boolean halted;
+    private final RepeatedNacks nacks = new RepeatedNacks();
 
     GroupTransaction(InboxKafkaChannel channel, UserTransaction transaction, InboxClaim inbox, KafkaOffsets store,
                      PartitionOffsets offsets, LostCommits lost) {
@@ -179,14 +180,21 @@ final class GroupTransaction {
         }
         Throwable nack = channel.awaitSettled(message);
         if (nack == null) {
+            nacks.settled();
             done(List.of(record));
             return true;
         }
         halted = true;
         if (channel.running()) {
-            InboxMessage.INBOX0604E.log(settings.channel(),
-                    record.topic() + "-" + record.partition() + "@" + record.offset(), Failures.describe(nack),
-                    String.valueOf(InboxKafkaChannel.RETRY_MILLIS));
+            String at = record.topic() + "-" + record.partition() + "@" + record.offset();
+            long times = nacks.failed(at);
+            if (times == 1) {
+                InboxMessage.INBOX0604E.log(settings.channel(), at, Failures.describe(nack),
+                        String.valueOf(InboxKafkaChannel.RETRY_MILLIS));
+            } else if (RepeatedNacks.worthALine(times)) {
+                InboxMessage.INBOX0620E.log(settings.channel(), at, String.valueOf(times), Failures.describe(nack),
+                        String.valueOf(InboxKafkaChannel.RETRY_MILLIS), String.valueOf(RepeatedNacks.nextLine(times)));
+            }
             channel.pause(InboxKafkaChannel.RETRY_MILLIS);
         }
         return false;

@@ -90,10 +90,10 @@ final class KafkaCommits {
         } catch (RuntimeException e) {
             // no position: nothing of these partitions was returned since the last commit
         }
-        if (!toCommit.isEmpty()) {
+        if (!toCommit.isEmpty()) { // nothing to say otherwise: an empty map was logged at every stop
             commitNow(toCommit);
+            InboxMessage.INBOX0607I.log(settings.channel(), partitions.toString(), toCommit.toString());
         }
-        InboxMessage.INBOX0607I.log(settings.channel(), partitions.toString(), toCommit.toString());
         offsets.forget(partitions);
     }
 

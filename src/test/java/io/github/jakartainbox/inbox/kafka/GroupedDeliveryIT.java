@@ -310,7 +310,9 @@ class GroupedDeliveryIT {
 
     /**
      * A group of duplicates ended by a poison record rolls back and runs again one by one: each duplicate is counted
-     * once in {@code duplicatesSkipped}, by the delivery that committed, not also by the group that rolled back.
+     * once in {@code duplicatesSkipped}, by the delivery that committed, not also by the group that rolled back; and
+     * every other figure counts the distinct events too: no event processed again, one dead letter, and the retries
+     * its dead letter's attempts gave.
      */
     @Test
     void aRolledBackGroupCountsEachDuplicateOnce() throws Exception {
@@ -321,6 +323,9 @@ class GroupedDeliveryIT {
         assertEquals(8, db.await(WAIT, n -> n >= 8,
                 "SELECT count(*) FROM group_probe WHERE consumer = ? AND order_id LIKE ?", channel, prefix + "-%"));
         long before = Api.figure(channel, "duplicatesSkipped");
+        long processedBefore = Api.figure(channel, "processed");
+        long retriesBefore = Api.figure(channel, "retries");
+        long deadLettersBefore = Api.figure(channel, "deadLettered");
         List<Event> again = new ArrayList<>(events);
         Event poison = SampleEvents.event(UUID.randomUUID().toString(), prefix + "-x-poison", "2.00", "EUR");
         again.add(poison);
@@ -331,6 +336,13 @@ class GroupedDeliveryIT {
         assertEquals(8, Api.figure(channel, "duplicatesSkipped") - before,
                 "8 duplicates skipped, each counted once although their group rolled back and they ran again");
         assertEquals(8, rows(channel, prefix + "-%"), "and no second effect");
+        assertEquals(0, Api.figure(channel, "processed") - processedBefore, "no event processed twice");
+        assertEquals(1, Api.figure(channel, "deadLettered") - deadLettersBefore, "one dead letter: the poison event");
+        long attempts = db.number("SELECT attempts FROM inbox_dead_letter WHERE consumer = ? AND event_id = ?", channel,
+                poison.eventId());
+        assertEquals(attempts - 1, Api.figure(channel, "retries") - retriesBefore,
+                "the poison event's retries, each counted once: its attempts (" + attempts + ") but the last; the "
+                        + "group's failed try used none");
     }
 
     /**
