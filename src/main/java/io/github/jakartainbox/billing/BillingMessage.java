@@ -9,7 +9,7 @@ import java.util.logging.Logger;
  * ({@code BILLING}, four digits, the severity). 01xx: the event contracts and the mailer (dead-letter reasons); 02xx:
  * operations; 023x-025x: the operator API. docs/messages.md gives each id's cause and action.
  */
-enum BillingMessage implements CataloguedMessage {
+public enum BillingMessage implements CataloguedMessage {
 
     BILLING0101E(Level.SEVERE, "orders.confirmed value is empty ({0})."),
     BILLING0102E(Level.SEVERE, "orders.confirmed value is {0} bytes, more than the {1} an order event may have."),
