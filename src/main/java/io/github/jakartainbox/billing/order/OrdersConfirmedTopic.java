@@ -1,6 +1,6 @@
 package io.github.jakartainbox.billing.order;
 
-import io.github.jakartainbox.billing.invoice.InvoicesIssuedTopic;
+import io.github.jakartainbox.billing.Topics;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
@@ -24,10 +24,10 @@ public class OrdersConfirmedTopic {
     // before the channels' consumers subscribe (and auto-create the topic with the broker's default count)
     void onStart(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE + 1) @Initialized(ApplicationScoped.class)
                  Object started) {
-        int partitions = InvoicesIssuedTopic.partitions(PARTITIONS, 6);
+        int partitions = Topics.partitions(PARTITIONS, 6);
         String topic = ConfigProvider.getConfig()
                 .getOptionalValue("mp.messaging.incoming.orders-billing.topic", String.class).orElse("orders.confirmed");
         // the cluster the order channels read: the inbox-kafka connector's connection and security settings
-        InvoicesIssuedTopic.ensure(topic, partitions, "mp.messaging.connector.inbox-kafka.", PARTITIONS);
+        Topics.ensure(topic, partitions, "mp.messaging.connector.inbox-kafka.", PARTITIONS);
     }
 }
