@@ -6,6 +6,7 @@ import io.github.jakartainbox.billing.invoice.InvoiceIssued;
 import io.github.jakartainbox.billing.order.JmsOrders;
 import io.github.jakartainbox.billing.order.OrdersRedrive;
 import io.github.jakartainbox.billing.web.Roles;
+import io.github.jakartainbox.inbox.deadletter.DeadLetterBulk;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters.DeadLetter;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
 import io.github.jakartainbox.inbox.deadletter.InboxRedrives;
@@ -103,6 +104,9 @@ public class DeadLetterResource {
 
     @Inject
     InboxRedrives redrives;
+
+    @Inject
+    DeadLetterBulk bulk;
 
     @Inject
     OrdersRedrive ordersRedrive;
@@ -262,12 +266,11 @@ public class DeadLetterResource {
         if (byIds == byGroup) {
             throw badBulk(byIds ? "names both ids and a group" : "names neither ids nor a group");
         }
-        List<Long> ids;
+        DeadLetterBulk.Selection select;
         String selection;
-        boolean moreInGroup = false;
         if (byIds) {
-            ids = ids(request.get("ids"));
-            selection = ids.size() + " id(s)";
+            select = DeadLetterBulk.Selection.ofIds(ids(request.get("ids")));
+            selection = select.ids().size() + " id(s)";
         } else {
             String consumer = QueryParams.oneOf("consumer", text(request, "consumer"), ALL_CONSUMERS);
             String failure = text(request, "failure");
@@ -275,51 +278,30 @@ public class DeadLetterResource {
                 throw badBulk("has no \"failure\" string");
             }
             QueryParams.text("failure", failure, MAX_FAILURE_CHARS);
-            ids = deadLetters.openIds(consumer, failure, InboxDeadLetters.MAX_BULK);
-            moreInGroup = ids.size() == InboxDeadLetters.MAX_BULK;
+            select = DeadLetterBulk.Selection.ofGroup(consumer, failure);
             selection = "group " + consumer + " " + failure;
         }
-        int done = 0;
-        int taken = 0;
-        int notTried = 0;
+        boolean redrive = action.equals("redrive");
+        DeadLetterBulk.Result result = bulk.apply(redrive ? DeadLetterBulk.Action.REDRIVE
+                : DeadLetterBulk.Action.DISCARD, select, this::route, user(), outcome -> (redrive
+                ? redriveAnswer(outcome) : discardAnswer(outcome)).map(DeadLetterResource::error).orElse(null));
         Map<String, Map<String, Object>> refused = new TreeMap<>();
-        for (long id : ids) {
-            if (!refused.isEmpty() && refused.keySet().stream().anyMatch(k -> k.equals("HTTP 503")
-                    || k.equals(BillingMessage.BILLING0203W.name()) || k.equals(BillingMessage.BILLING0217W.name()))) {
-                notTried++; // the broker or the database is away: the rest would wait 30 s each for nothing
-                continue;
-            }
-            try {
-                if (action.equals("redrive")) {
-                    redriveOne(id, true); // each row aimed at its own consumer, as a single re-drive by default
-                } else {
-                    discardOne(id);
-                }
-                done++;
-            } catch (WebApplicationException e) {
-                String error = error(e);
-                if (error.startsWith(BillingMessage.BILLING0240E.name())) {
-                    taken++;
-                    continue;
-                }
-                String key = error.matches("^[A-Z]{4,10}[0-9]{4}[IWE]: .*") ? error.substring(0, error.indexOf(':'))
-                        : "HTTP " + e.getResponse().getStatus();
-                Map<String, Object> reason = refused.computeIfAbsent(key, k -> new LinkedHashMap<>());
-                reason.merge("count", 1, (x, y) -> (Integer) x + (Integer) y);
-                reason.putIfAbsent("example", error);
-            }
-        }
-        int refusedCount = refused.values().stream().mapToInt(r -> (Integer) r.get("count")).sum();
-        BillingMessage.BILLING0243I.log(action, ids.size(), user(), selection, done, taken, refusedCount,
-                refused.keySet());
+        result.refused().forEach((key, refusal) -> {
+            Map<String, Object> reason = new LinkedHashMap<>();
+            reason.put("count", refusal.count());
+            reason.put("example", refusal.example());
+            refused.put(key, reason);
+        });
+        BillingMessage.BILLING0243I.log(action, result.selected(), user(), selection, result.done(),
+                result.alreadyTaken(), result.refusedCount(), refused.keySet());
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("action", action);
-        answer.put("selected", ids.size());
-        answer.put("done", done);
-        answer.put("alreadyTaken", taken);
+        answer.put("selected", result.selected());
+        answer.put("done", result.done());
+        answer.put("alreadyTaken", result.alreadyTaken());
         answer.put("refused", refused);
-        answer.put("notTried", notTried);
-        answer.put("moreInGroup", moreInGroup);
+        answer.put("notTried", result.notTried());
+        answer.put("moreInGroup", result.moreInGroup());
         return answer;
     }
 
@@ -446,39 +428,51 @@ public class DeadLetterResource {
      * @param aimed whether only the dead letter's own consumer may process the record
      */
     private void redriveOne(long id, boolean aimed) throws SQLException {
-        InboxRedrives.Outcome outcome = redrives.redrive(id, this::route, aimed, user());
+        Optional<WebApplicationException> refused = redriveAnswer(redrives.redrive(id, this::route, aimed, user()));
+        if (refused.isPresent()) {
+            throw refused.get();
+        }
+    }
+
+    /**
+     * Logs a re-drive's outcome and answers a refusal.
+     *
+     * @return empty when it was re-driven, else the exception that answers why not (409 with a message id, 404, 503)
+     */
+    private Optional<WebApplicationException> redriveAnswer(InboxRedrives.Outcome outcome) {
+        long id = outcome.id();
         DeadLetter letter = outcome.letter();
-        switch (outcome.status()) {
+        return Optional.ofNullable(switch (outcome.status()) {
             case REDRIVEN -> {
                 BillingMessage.BILLING0201I.log(id, letter.consumer(), letter.eventId(), user(),
                         outcome.route().destination(), outcome.target() == null ? "every consumer"
                                 : "consumer " + outcome.target() + " only");
-                return;
+                yield null;
             }
-            case NOT_FOUND -> throw notFound(id);
-            case NOT_OPEN -> throw conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
+            case NOT_FOUND -> notFound(id);
+            case NOT_OPEN -> conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
                     ? "resolved" : letter.redrivenAt() != null ? "re-driven" : "discarded", letter.resolvedBy()));
-            case UNKNOWN_CONSUMER -> throw conflict(BillingMessage.BILLING0248E.format(id, "it belongs to consumer "
+            case UNKNOWN_CONSUMER -> conflict(BillingMessage.BILLING0248E.format(id, "it belongs to consumer "
                     + letter.consumer() + ", which this service does not run; re-drive it from that service"));
-            case NO_EVENT_ID -> throw conflict(BillingMessage.BILLING0245E.format(id));
-            case PROCESSED_SINCE -> throw conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(),
+            case NO_EVENT_ID -> conflict(BillingMessage.BILLING0245E.format(id));
+            case PROCESSED_SINCE -> conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(),
                     "processed event " + letter.eventId() + " at " + outcome.processedAt() + ", after this delivery "
                             + "first failed at " + letter.firstFailedAt()));
-            case PROCESSED_BEFORE -> throw conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(),
+            case PROCESSED_BEFORE -> conflict(BillingMessage.BILLING0246E.format(id, letter.consumer(),
                     "had already processed event " + letter.eventId() + " at " + outcome.processedAt() + " when this "
                             + "other payload arrived"));
-            case DISCARDED_ELSEWHERE -> throw conflict(BillingMessage.BILLING0247E.format(id, letter.eventId(),
+            case DISCARDED_ELSEWHERE -> conflict(BillingMessage.BILLING0247E.format(id, letter.eventId(),
                     outcome.otherDiscarded().consumer(), outcome.otherDiscarded().id(),
                     outcome.otherDiscarded().resolvedBy()));
-            case NO_PAYLOAD -> throw conflict(BillingMessage.BILLING0248E.format(id,
+            case NO_PAYLOAD -> conflict(BillingMessage.BILLING0248E.format(id,
                     "it has no stored payload (it could not be stored when the event failed); discard it"));
-            case NOT_TEXT -> throw conflict(BillingMessage.BILLING0248E.format(id, "consumer " + letter.consumer()
+            case NOT_TEXT -> conflict(BillingMessage.BILLING0248E.format(id, "consumer " + letter.consumer()
                     + " has a payload that is not UTF-8 JSON text, which " + outcome.route().destination()
                     + (letter.consumer().equals(MAILER) ? " records are" : " messages carry")
                     + "; it would only fail again. Discard it"));
-            case TAKEN -> throw conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
+            case TAKEN -> conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
                     outcome.claim().claimedAt(), outcome.claim().expiresAt()));
-            case CHANGED -> throw conflict(BillingMessage.BILLING0249E.format(id, outcome.route().transactional()
+            case CHANGED -> conflict(BillingMessage.BILLING0249E.format(id, outcome.route().transactional()
                     ? "changed while it was re-driven (nothing was sent)" : "was sent again, but the row changed"));
             case SEND_FAILED -> {
                 Throwable failure = outcome.failure();
@@ -487,12 +481,12 @@ public class DeadLetterResource {
                 Throwable cause = failure instanceof ExecutionException && failure.getCause() != null
                         ? failure.getCause() : failure;
                 message.log(id, Printable.of(String.valueOf(cause), 300));
-                throw new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)
+                yield new WebApplicationException(Response.status(Response.Status.SERVICE_UNAVAILABLE)
                         .entity(Map.of("error", message.format(id, cause.getClass().getSimpleName())))
                         .type(MediaType.APPLICATION_JSON).build());
             }
             default -> throw new IllegalStateException("unknown re-drive status " + outcome.status());
-        }
+        });
     }
 
     /**
@@ -511,17 +505,32 @@ public class DeadLetterResource {
 
     /** One discard through the library, or the exception that answers why not (409 with a message id, 404). */
     private void discardOne(long id) throws SQLException {
-        InboxRedrives.Outcome outcome = redrives.discard(id, user());
-        DeadLetter letter = outcome.letter();
-        switch (outcome.status()) {
-            case DISCARDED -> BillingMessage.BILLING0202I.log(id, letter.consumer(), letter.eventId(), user());
-            case NOT_FOUND -> throw notFound(id);
-            case NOT_OPEN -> throw conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
-                    ? "resolved" : letter.redrivenAt() != null ? "re-driven" : "discarded", letter.resolvedBy()));
-            case TAKEN -> throw conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
-                    outcome.claim().claimedAt(), outcome.claim().expiresAt()));
-            default -> throw conflict(BillingMessage.BILLING0249E.format(id, "changed"));
+        Optional<WebApplicationException> refused = discardAnswer(redrives.discard(id, user()));
+        if (refused.isPresent()) {
+            throw refused.get();
         }
+    }
+
+    /**
+     * Logs a discard's outcome and answers a refusal.
+     *
+     * @return empty when it was discarded, else the exception that answers why not (409 with a message id, 404)
+     */
+    private Optional<WebApplicationException> discardAnswer(InboxRedrives.Outcome outcome) {
+        long id = outcome.id();
+        DeadLetter letter = outcome.letter();
+        return Optional.ofNullable(switch (outcome.status()) {
+            case DISCARDED -> {
+                BillingMessage.BILLING0202I.log(id, letter.consumer(), letter.eventId(), user());
+                yield null;
+            }
+            case NOT_FOUND -> notFound(id);
+            case NOT_OPEN -> conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
+                    ? "resolved" : letter.redrivenAt() != null ? "re-driven" : "discarded", letter.resolvedBy()));
+            case TAKEN -> conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
+                    outcome.claim().claimedAt(), outcome.claim().expiresAt()));
+            default -> conflict(BillingMessage.BILLING0249E.format(id, "changed"));
+        });
     }
 
     private static NotFoundException notFound(long id) {
