@@ -136,7 +136,8 @@ public enum BillingMessage implements CataloguedMessage {
     BILLING0265E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be a whole number from 1 to 1000. "
             + "The default {2} is used."),
     BILLING0264E(Level.SEVERE, "Configuration key billing.api.allowed-hosts holds ''{0}'', which is not a host name "
-            + "without a port; it is ignored.");
+            + "without a port; it is ignored."),
+    BILLING0266E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}.");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
 

@@ -22,22 +22,6 @@ public final class Topics {
     }
 
     /**
-     * Reads an integer key of 1 to 1000 partitions.
-     *
-     * @param key          the MicroProfile Config key
-     * @param defaultValue its default
-     * @return the value
-     * @throws IllegalArgumentException when it is outside 1 to 1000 (the deployment fails)
-     */
-    public static int partitions(String key, int defaultValue) {
-        int partitions = ConfigProvider.getConfig().getOptionalValue(key, Integer.class).orElse(defaultValue);
-        if (partitions < 1 || partitions > 1000) {
-            throw new IllegalArgumentException(key + " is " + partitions + "; it must be from 1 to 1000");
-        }
-        return partitions;
-    }
-
-    /**
      * Creates a topic with a partition count, or warns when it exists with fewer ({@code BILLING0219W}) or cannot
      * be created ({@code BILLING0220W}); never fails the start.
      *

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.billing.invoice;
 
+import io.github.jakartainbox.billing.BillingConfig;
 import io.github.jakartainbox.billing.BillingMessage;
 import io.github.jakartainbox.billing.order.CustomerEmail;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
@@ -37,17 +38,14 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
     /** The topic. */
     public static final String TOPIC = "invoices.issued";
 
-    /** MicroProfile Config key naming the topic the events are recorded for; unset, the topic the mailer's channel
-     *  reads ({@code mp.messaging.incoming.invoices-mailer.topic}), else {@value #TOPIC}. */
-    public static final String TOPIC_KEY = "billing.invoices-issued.topic";
-
     /**
-     * @return the topic {@code invoices.issued} events are recorded for: {@value #TOPIC_KEY}, else the mailer
+     * @return the topic {@code invoices.issued} events are recorded for: {@code billing.invoices-issued.topic}
+     *         ({@link BillingConfig#INVOICES_ISSUED_TOPIC}), else the mailer
      *         channel's topic, else {@value #TOPIC}
      */
     public static String topic() {
         org.eclipse.microprofile.config.Config config = ConfigProvider.getConfig();
-        return config.getOptionalValue(TOPIC_KEY, String.class).map(String::trim).filter(t -> !t.isEmpty())
+        return BillingConfig.INVOICES_ISSUED_TOPIC.find(config)
                 .or(() -> config.getOptionalValue("mp.messaging.incoming.invoices-mailer.topic", String.class))
                 .orElse(TOPIC);
     }

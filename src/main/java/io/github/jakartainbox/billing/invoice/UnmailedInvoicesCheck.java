@@ -1,10 +1,11 @@
 package io.github.jakartainbox.billing.invoice;
 
+import io.github.jakartainbox.billing.BillingConfig;
 import io.github.jakartainbox.billing.BillingMessage;
-import io.github.jakartainbox.billing.operator.BillingMetrics;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
@@ -27,7 +28,7 @@ public class UnmailedInvoicesCheck implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        Duration after = BillingMetrics.unmailedAfter();
+        Duration after = BillingConfig.UNMAILED_AFTER.get(ConfigProvider.getConfig());
         try {
             return HealthCheckResponse.named(NAME).up().withData("older-than", after.toString())
                     .withData("unmailed", invoices.unmailedCount(after)).build();

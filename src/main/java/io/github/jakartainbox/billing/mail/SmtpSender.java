@@ -1,6 +1,6 @@
 package io.github.jakartainbox.billing.mail;
 
-import io.github.jakartainbox.billing.operator.BillingMetrics;
+import io.github.jakartainbox.billing.BillingConfig;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -28,7 +28,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /**
  * Sends mails over SMTP connections kept open, one per thread (the mailer's channel threads), reconnecting when one
  * is lost; the server and sender come from Liberty's {@code mail/billing} session, the timeouts from
- * {@value #CONNECTION_TIMEOUT}, {@value #READ_TIMEOUT} and {@value #FINAL_REPLY_TIMEOUT}.
+ * {@code billing.mail.connection-timeout}, {@code billing.mail.read-timeout} and {@code billing.mail.final-reply-timeout}
+ * ({@link BillingConfig}).
  *
  * <p>The reply to the end of a message's data has a timeout of its own, by default RFC 5321 section 4.5.3.2.6's ten
  * minutes: a server may take that long to accept, and a client that gives up earlier cannot tell whether the mail
@@ -36,20 +37,6 @@ import org.eclipse.microprofile.config.ConfigProvider;
  */
 @ApplicationScoped
 public class SmtpSender {
-
-    /** MicroProfile Config key: ISO-8601 time to open a connection (default PT30S). */
-    public static final String CONNECTION_TIMEOUT = "billing.mail.connection-timeout";
-    /** MicroProfile Config key: ISO-8601 time to wait for any reply but the final one, and to write (default PT5M,
-     *  RFC 5321 section 4.5.3.2: 5 minutes for MAIL and RCPT). */
-    public static final String READ_TIMEOUT = "billing.mail.read-timeout";
-    /** MicroProfile Config key: ISO-8601 time to wait for the reply to the end of data (default PT10M, RFC 5321
-     *  section 4.5.3.2.6). */
-    public static final String FINAL_REPLY_TIMEOUT = "billing.mail.final-reply-timeout";
-
-    /** MicroProfile Config key: {@code true} (default) keeps each thread's connection open between mails;
-     *  {@code false} opens and closes one per mail (for a relay that limits a connection's life, and as the
-     *  benchmark's baseline). */
-    public static final String KEEP_CONNECTIONS = "billing.mail.keep-connections";
 
     private static final Logger LOG = Logger.getLogger(SmtpSender.class.getName());
 
@@ -83,11 +70,13 @@ public class SmtpSender {
     private Session build() {
         pinStreamProvider();
         Config config = ConfigProvider.getConfig();
-        Duration connect = BillingMetrics.duration(config, CONNECTION_TIMEOUT, Duration.ofSeconds(30), true);
-        Duration read = BillingMetrics.duration(config, READ_TIMEOUT, Duration.ofMinutes(5), true);
-        finalReplyTimeout = BillingMetrics.duration(config, FINAL_REPLY_TIMEOUT, Duration.ofMinutes(10), true);
+        Duration connect = BillingConfig.CONNECTION_TIMEOUT.get(config);
+        // RFC 5321 section 4.5.3.2: 5 minutes for MAIL and RCPT by default
+        Duration read = BillingConfig.READ_TIMEOUT.get(config);
+        finalReplyTimeout = BillingConfig.FINAL_REPLY_TIMEOUT.get(config);
         readTimeoutMillis = millis(read);
-        keepConnections = config.getOptionalValue(KEEP_CONNECTIONS, Boolean.class).orElse(true);
+        // false: one connection per mail (for a relay that limits a connection's life, and the benchmark's baseline)
+        keepConnections = BillingConfig.KEEP_CONNECTIONS.get(config);
         Properties properties = new Properties();
         properties.putAll(configured.getProperties());
         String protocol = properties.getProperty("mail.transport.protocol", "smtp");

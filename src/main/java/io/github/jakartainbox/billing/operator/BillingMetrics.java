@@ -1,6 +1,6 @@
 package io.github.jakartainbox.billing.operator;
 
-import io.github.jakartainbox.billing.BillingMessage;
+import io.github.jakartainbox.billing.BillingConfig;
 import io.github.jakartainbox.billing.invoice.Invoices;
 import io.github.jakartainbox.outbox.OutboxFigures;
 import io.github.jakartainbox.outbox.OutboxOperations;
@@ -41,35 +41,10 @@ public class BillingMetrics {
 
     /**
      * @return {@value #UNMAILED_AFTER}, default PT10M
-     * @throws IllegalStateException when it is not an ISO-8601 duration
+     * @throws IllegalStateException ({@code BILLING0206E}) when it is not an ISO-8601 duration
      */
     public static Duration unmailedAfter() {
-        return duration(ConfigProvider.getConfig(), UNMAILED_AFTER, Duration.ofMinutes(10), false);
-    }
-
-    /**
-     * @param config       the configuration
-     * @param key          a key holding an ISO-8601 duration
-     * @param defaultValue the value when the key is unset or blank
-     * @param positive     whether only a duration above zero is accepted
-     * @return the key's duration
-     * @throws IllegalStateException ({@code BILLING0206E}) when the value is no such duration
-     */
-    public static Duration duration(org.eclipse.microprofile.config.Config config, String key, Duration defaultValue,
-                             boolean positive) {
-        String text = config.getOptionalValue(key, String.class).map(String::trim).orElse("");
-        if (text.isEmpty()) {
-            return defaultValue;
-        }
-        try {
-            Duration value = Duration.parse(text);
-            if (!positive || !value.isNegative() && !value.isZero()) {
-                return value;
-            }
-        } catch (RuntimeException e) {
-            // answered below
-        }
-        throw new IllegalStateException(BillingMessage.BILLING0206E.format(key, text));
+        return BillingConfig.UNMAILED_AFTER.get(ConfigProvider.getConfig());
     }
 
     void register(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {

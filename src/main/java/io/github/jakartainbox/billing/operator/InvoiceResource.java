@@ -1,5 +1,6 @@
 package io.github.jakartainbox.billing.operator;
 
+import io.github.jakartainbox.billing.BillingConfig;
 import io.github.jakartainbox.billing.invoice.Invoice;
 import io.github.jakartainbox.billing.invoice.Invoices;
 import io.github.jakartainbox.billing.order.OrderConfirmed;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * {@code GET /billing/api/invoices[?orderId=..&limit=..]}, {@code GET /billing/api/invoices/count} and the
@@ -60,7 +62,7 @@ public class InvoiceResource {
     @Path("/unmailed")
     public Map<String, Object> unmailed(@QueryParam("olderThan") String olderThan,
                                         @QueryParam("limit") @DefaultValue("100") String limit) {
-        Duration delay = olderThan == null ? BillingMetrics.unmailedAfter()
+        Duration delay = olderThan == null ? BillingConfig.UNMAILED_AFTER.get(ConfigProvider.getConfig())
                 : QueryParams.duration("olderThan", olderThan);
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("olderThan", delay.toString());

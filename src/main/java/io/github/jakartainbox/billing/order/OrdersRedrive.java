@@ -1,5 +1,6 @@
 package io.github.jakartainbox.billing.order;
 
+import io.github.jakartainbox.billing.BillingConfig;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters.SentRecord;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -38,7 +39,7 @@ public class OrdersRedrive {
     public synchronized String topic() {
         if (topic == null) {
             var config = ConfigProvider.getConfig();
-            topic = config.getOptionalValue("billing.redrive.topic", String.class)
+            topic = BillingConfig.REDRIVE_TOPIC.find(config)
                     .or(() -> config.getOptionalValue("mp.messaging.incoming.orders-billing.topic", String.class))
                     .orElse("orders.confirmed");
         }
@@ -65,8 +66,8 @@ public class OrdersRedrive {
         if (producer == null) {
             var config = ConfigProvider.getConfig();
             Properties p = new Properties();
-            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.getOptionalValue("billing.redrive.bootstrap.servers",
-                    String.class).or(() -> config.getOptionalValue("kafka.bootstrap.servers", String.class))
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BillingConfig.REDRIVE_BOOTSTRAP_SERVERS.find(config)
+                    .or(() -> config.getOptionalValue("kafka.bootstrap.servers", String.class))
                     .orElse("127.0.0.1:9092"));
             p.put(ProducerConfig.ACKS_CONFIG, "all");
             p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "10000");

@@ -1,5 +1,6 @@
 package io.github.jakartainbox.billing.web;
 
+import io.github.jakartainbox.billing.BillingConfig;
 import io.github.jakartainbox.billing.BillingMessage;
 import io.github.jakartainbox.billing.order.OrderConfirmed;
 import io.github.jakartainbox.inbox.text.Printable;
@@ -30,7 +31,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * Every request to the billing application (the operator page and {@code /api/*}) passes here first (web.xml):
  * <ul>
  *   <li><b>Requests to other names are refused</b> (403, {@code BILLING0259E}): a {@code Host} header whose name (port
- *       aside) is not in {@value #ALLOWED_HOSTS} (by default the local names, {@value #LOCAL_HOSTS}), whatever the
+ *       aside) is not in {@code billing.api.allowed-hosts} (by default the local names, {@code localhost,127.0.0.1,[::1]}), whatever the
  *       method. A page of another name whose address is made to resolve to this server (DNS rebinding) is its own
  *       origin: its {@code Host} and {@code Origin} agree and the rule below passes it; only the name tells it
  *       apart.</li>
@@ -40,7 +41,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *       takes the first and drops the others, as the bulk body's reader refuses a repeated member.</li>
  *   <li><b>Cross-site writes are refused</b> (403, {@code BILLING0230E}): a request with any method but GET, HEAD and
  *       OPTIONS whose {@code Origin} header is present and is neither this service's origin (the request's scheme
- *       and its {@code Host} header, default port filled in) nor in {@value #ALLOWED_ORIGINS}, or whose
+ *       and its {@code Host} header, default port filled in) nor in {@code billing.api.allowed-origins}, or whose
  *       {@code Sec-Fetch-Site} is {@code cross-site} or {@code same-site}. A browser holding an operator's BASIC
  *       credentials sent them with a plain HTML form of another site ({@code enctype="text/plain"}) and an invoice was
  *       made; browsers send {@code Origin} with every such request, and the Fetch Metadata headers with every request.
@@ -57,7 +58,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *       {@code X-Frame-Options: DENY}; and {@code Cache-Control: no-store} on the API's answers and error pages.</li>
  * </ul>
  * {@code X-Forwarded-*} and {@code Forwarded} headers are not trusted (a client can send them): behind a reverse proxy
- * that changes the host or scheme, name the public origin in {@value #ALLOWED_ORIGINS}.
+ * that changes the host or scheme, name the public origin in {@code billing.api.allowed-origins}
+ * ({@link BillingConfig#ALLOWED_ORIGINS}).
  * <p>
  * The rule is OWASP's Cross-Site Request Forgery Prevention Cheat Sheet, "Verifying Origin With Standard Headers" and
  * "Fetch Metadata headers" (https://cheatsheetseries.owasp.org/cheatsheets/Cross-Site_Request_Forgery_Prevention_Cheat_Sheet.html),
@@ -66,14 +68,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  */
 public class RequestGuard implements Filter {
 
-    /** MicroProfile Config key (also a server.xml variable): origins besides the service's own, comma-separated. */
-    public static final String ALLOWED_ORIGINS = "billing.api.allowed-origins";
-
-    /** MicroProfile Config key (also a server.xml variable): the host names requests may address, comma-separated. */
-    public static final String ALLOWED_HOSTS = "billing.api.allowed-hosts";
-
-    /** {@value #ALLOWED_HOSTS} when it is not set: the local names. */
-    static final String LOCAL_HOSTS = "localhost,127.0.0.1,[::1]";
+    /** {@code billing.api.allowed-hosts} when it is not set: the local names. */
+    static final String LOCAL_HOSTS = BillingConfig.ALLOWED_HOSTS.defaultText().orElseThrow();
 
     /** Headers the guard decides on: a request carrying one of them twice is refused, not judged by its first. */
     private static final List<String> SINGLE_HEADERS = List.of("Host", "Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode");
@@ -87,9 +83,9 @@ public class RequestGuard implements Filter {
 
     @Override
     public void init(FilterConfig config) {
-        hosts = hosts(ConfigProvider.getConfig().getOptionalValue(ALLOWED_HOSTS, String.class).orElse(LOCAL_HOSTS),
+        hosts = hosts(BillingConfig.ALLOWED_HOSTS.get(ConfigProvider.getConfig()),
                 entry -> BillingMessage.BILLING0264E.log(Printable.of(entry, 100)));
-        String list = ConfigProvider.getConfig().getOptionalValue(ALLOWED_ORIGINS, String.class).orElse("");
+        String list = BillingConfig.ALLOWED_ORIGINS.get(ConfigProvider.getConfig());
         Set<String> origins = new LinkedHashSet<>();
         for (String entry : list.split(",")) {
             if (entry.isBlank()) {

@@ -1,6 +1,8 @@
 package io.github.jakartainbox.billing.web;
 
+import io.github.jakartainbox.billing.BillingConfig;
 import io.github.jakartainbox.billing.BillingMessage;
+import io.github.jakartainbox.inbox.ConfigKey;
 import io.github.jakartainbox.inbox.text.Printable;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -29,21 +31,14 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * were 100 quick 401s. This Jakarta Security mechanism sees each one. It checks the password through Jakarta
  * Authentication's {@link PasswordValidationCallback}, which Liberty answers from the server's registry
  * ({@code <basicRegistry>}, {@code <ldapRegistry>}...), as its own BASIC mechanism does; the groups, and so the roles,
- * come from there too. {@value #MAX_FAILURES} failures of one user name, or from one client address, within
- * {@value #LOCKOUT} lock it for that long ({@link SignInThrottle}): its sign-ins answer 429 with {@code Retry-After}
+ * come from there too. {@code billing.api.sign-in.max-failures} failures of one user name, or from one client
+ * address, within {@code billing.api.sign-in.lockout} lock it for that long ({@link SignInThrottle}): its sign-ins answer 429 with {@code Retry-After}
  * ({@code BILLING0263E}) without the password being checked, and the lock is logged once ({@code BILLING0262W}, an id
  * to alert on). The client address is the connection's: {@code X-Forwarded-For} is not trusted (a client can send it).
  */
 @ApplicationScoped
 public class SignInGuard implements HttpAuthenticationMechanism {
 
-    /** MicroProfile Config key (also a server.xml variable): failed sign-ins that lock a user or address. */
-    public static final String MAX_FAILURES = "billing.api.sign-in.max-failures";
-    /** MicroProfile Config key (also a server.xml variable): the window failures are counted in, and the lock. */
-    public static final String LOCKOUT = "billing.api.sign-in.lockout";
-
-    static final int DEFAULT_MAX_FAILURES = 5;
-    static final Duration DEFAULT_LOCKOUT = Duration.ofMinutes(1);
     /** Most user names and addresses counted at once (a few hundred KB). */
     static final int MAX_TRACKED = 10_000;
     private static final String REALM = "billing";
@@ -53,33 +48,21 @@ public class SignInGuard implements HttpAuthenticationMechanism {
     @PostConstruct
     void init() {
         Config config = ConfigProvider.getConfig();
-        int maxFailures = DEFAULT_MAX_FAILURES;
-        String max = config.getOptionalValue(MAX_FAILURES, String.class).orElse("").trim();
-        if (!max.isEmpty()) {
-            try {
-                maxFailures = Integer.parseInt(max);
-            } catch (NumberFormatException e) {
-                maxFailures = 0;
-            }
-            if (maxFailures < 1 || maxFailures > 1000) {
-                BillingMessage.BILLING0265E.log(MAX_FAILURES, Printable.of(max, 40), DEFAULT_MAX_FAILURES);
-                maxFailures = DEFAULT_MAX_FAILURES;
-            }
-        }
-        Duration lockout = DEFAULT_LOCKOUT;
-        String text = config.getOptionalValue(LOCKOUT, String.class).orElse("").trim();
-        if (!text.isEmpty()) {
-            try {
-                lockout = Duration.parse(text);
-            } catch (RuntimeException e) {
-                lockout = Duration.ZERO;
-            }
-            if (lockout.isNegative() || lockout.isZero() || lockout.compareTo(Duration.ofDays(1)) > 0) {
-                BillingMessage.BILLING0206E.log(LOCKOUT, Printable.of(text, 40));
-                lockout = DEFAULT_LOCKOUT;
-            }
-        }
+        int maxFailures = orDefault(config, BillingConfig.SIGN_IN_MAX_FAILURES, BillingMessage.BILLING0265E);
+        Duration lockout = orDefault(config, BillingConfig.SIGN_IN_LOCKOUT, BillingMessage.BILLING0206E);
         throttle = new SignInThrottle(maxFailures, lockout, MAX_TRACKED);
+    }
+
+    /** @return the key's value; when it is wrong, its default, the value logged with {@code message} */
+    private static <T> T orDefault(Config config, ConfigKey<T> key, BillingMessage message) {
+        try {
+            return key.get(config);
+        } catch (IllegalStateException e) {
+            String text = config.getOptionalValue(key.name(), String.class).orElse("").trim();
+            String defaultText = key.defaultText().orElseThrow();
+            message.log(key.name(), Printable.of(text, 40), defaultText);
+            return key.parse(defaultText);
+        }
     }
 
     @Override

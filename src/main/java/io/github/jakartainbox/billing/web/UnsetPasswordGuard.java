@@ -1,6 +1,8 @@
 package io.github.jakartainbox.billing.web;
 
+import io.github.jakartainbox.billing.BillingConfig;
 import io.github.jakartainbox.billing.BillingMessage;
+import io.github.jakartainbox.inbox.ConfigKey;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -28,10 +30,10 @@ public class UnsetPasswordGuard implements ContainerRequestFilter {
     /** the runtime may construct a provider more than once: say it once */
     private static final AtomicBoolean LOGGED = new AtomicBoolean();
 
-    /** user-name variable, its default (server.xml), and the password variable of each registry user */
-    private static final Map<String, String[]> USERS = Map.of(
-            "billing.reader.user", new String[] {"reader", "billing.reader.password"},
-            "billing.operator.user", new String[] {"operator", "billing.operator.password"});
+    /** the user-name key (its default as server.xml has it) and the password key of each registry user */
+    private static final Map<ConfigKey<String>, ConfigKey<String>> USERS = Map.of(
+            BillingConfig.READER_USER, BillingConfig.READER_PASSWORD,
+            BillingConfig.OPERATOR_USER, BillingConfig.OPERATOR_PASSWORD);
 
     /** user name -> password variable, for the users whose password is not set */
     private final Map<String, String> unset;
@@ -39,11 +41,10 @@ public class UnsetPasswordGuard implements ContainerRequestFilter {
     public UnsetPasswordGuard() {
         Config config = ConfigProvider.getConfig();
         Map<String, String> found = new HashMap<>();
-        USERS.forEach((userVariable, defaults) -> {
-            String user = config.getOptionalValue(userVariable, String.class).orElse(defaults[0]);
-            boolean set = config.getOptionalValue(defaults[1], String.class).filter(p -> !p.isBlank()).isPresent();
-            if (!set) {
-                found.put(user, defaults[1]);
+        USERS.forEach((userKey, passwordKey) -> {
+            String user = userKey.get(config);
+            if (passwordKey.find(config).isEmpty()) {
+                found.put(user, passwordKey.name());
             }
         });
         if (!LOGGED.getAndSet(true)) {
