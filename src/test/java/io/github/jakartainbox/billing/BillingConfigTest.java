@@ -2,23 +2,17 @@ package io.github.jakartainbox.billing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.lang.reflect.Proxy;
+import io.github.jakartainbox.testing.MapConfig;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.eclipse.microprofile.config.Config;
 import org.junit.jupiter.api.Test;
 
 /** The example's catalogue fails the start on a wrong value, naming the key, and leaves the sign-in keys lenient. */
 class BillingConfigTest {
 
-    /** A configuration of the given properties only (getOptionalValue is all a key uses). */
     private static Config config(Map<String, String> properties) {
-        return (Config) Proxy.newProxyInstance(Config.class.getClassLoader(), new Class<?>[] {Config.class},
-                (proxy, method, args) -> switch (method.getName()) {
-                    case "getOptionalValue" -> Optional.ofNullable(properties.get((String) args[0]));
-                    default -> throw new UnsupportedOperationException(method.getName());
-                });
+        return MapConfig.of(properties);
     }
 
     @Test

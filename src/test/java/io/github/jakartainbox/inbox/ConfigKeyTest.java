@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.github.jakartainbox.inbox.text.CataloguedMessage;
-import java.lang.reflect.Proxy;
+import io.github.jakartainbox.testing.MapConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -44,13 +44,8 @@ class ConfigKeyTest {
     private static final ConfigKey<Boolean> KEEP = ConfigKey.bool("app.keep", "true", TestMessage.TEST0001E);
     private static final ConfigKey<String> NAME = ConfigKey.text("app.name", null, TestMessage.TEST0001E);
 
-    /** A configuration of the given properties only (getOptionalValue is all a key uses). */
     private static Config config(Map<String, String> properties) {
-        return (Config) Proxy.newProxyInstance(Config.class.getClassLoader(), new Class<?>[] {Config.class},
-                (proxy, method, args) -> switch (method.getName()) {
-                    case "getOptionalValue" -> Optional.ofNullable(properties.get((String) args[0]));
-                    default -> throw new UnsupportedOperationException(method.getName());
-                });
+        return MapConfig.of(properties);
     }
 
     @Test
