@@ -70,10 +70,10 @@ public class DeadLetterBulk {
          * @param consumer the consumer's inbox name
          * @param failure  the failure key: a message id, else an exception's class name ({@code other} for the rest)
          * @return the selection of that group's open rows, at most {@value InboxDeadLetters#MAX_BULK}, oldest first
-         * @throws IllegalArgumentException when either is {@code null} or blank
+         * @throws IllegalArgumentException when either is {@code null} or empty
          */
         public static Selection ofGroup(String consumer, String failure) {
-            if (consumer == null || consumer.isBlank() || failure == null || failure.isBlank()) {
+            if (consumer == null || consumer.isEmpty() || failure == null || failure.isEmpty()) {
                 throw new IllegalArgumentException("a group needs a consumer and a failure key");
             }
             return new Selection(List.of(), consumer, failure);

@@ -177,7 +177,7 @@ class DeadLetterBulkTest {
                 InboxDeadLetters.MAX_BULK + 1).boxed().toList()));
         assertThrows(IllegalArgumentException.class, () -> Selection.ofIds(List.of(1L, 0L)));
         assertThrows(NullPointerException.class, () -> Selection.ofIds(java.util.Arrays.asList(1L, null)));
-        assertThrows(IllegalArgumentException.class, () -> Selection.ofGroup("billing", " "));
+        assertThrows(IllegalArgumentException.class, () -> Selection.ofGroup("billing", ""));
         assertThrows(IllegalArgumentException.class, () -> Selection.ofGroup(null, "other"));
         assertFalse(Selection.ofIds(List.of(1L)).byGroup());
         assertTrue(Selection.ofGroup("billing", "other").byGroup());
