@@ -9,7 +9,7 @@ import java.util.logging.Logger;
  * ({@code BILLING}, four digits, the severity). 01xx: the event contracts and the mailer (dead-letter reasons); 02xx:
  * operations; 023x-025x: the operator API. docs/messages.md gives each id's cause and action.
  */
-enum BillingMessage implements CataloguedMessage {
+public enum BillingMessage implements CataloguedMessage {
 
     BILLING0101E(Level.SEVERE, "orders.confirmed value is empty ({0})."),
     BILLING0102E(Level.SEVERE, "orders.confirmed value is {0} bytes, more than the {1} an order event may have."),
@@ -136,7 +136,8 @@ enum BillingMessage implements CataloguedMessage {
     BILLING0265E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be a whole number from 1 to 1000. "
             + "The default {2} is used."),
     BILLING0264E(Level.SEVERE, "Configuration key billing.api.allowed-hosts holds ''{0}'', which is not a host name "
-            + "without a port; it is ignored.");
+            + "without a port; it is ignored."),
+    BILLING0266E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}.");
 
     private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
 

@@ -83,7 +83,7 @@ public class BillingSchema {
     }
 
     /** The billing tables' Flyway configuration on {@code dataSource} (also used by tests). */
-    static FluentConfiguration flyway(DataSource dataSource) {
+    public static FluentConfiguration flyway(DataSource dataSource) {
         return Flyway.configure(BillingSchema.class.getClassLoader())
                 .dataSource(dataSource)
                 .locations("classpath:db/billing")

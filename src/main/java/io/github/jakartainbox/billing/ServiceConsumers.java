@@ -5,20 +5,20 @@ import java.util.List;
 
 /**
  * The inbox consumers of the billing service, in one place for the metrics and the dead-letter API
- * ({@code ServiceConsumersTest} checks that it names every {@code @Idempotent} consumer of this package).
+ * ({@code ServiceConsumersTest} checks that it names every {@code @Idempotent} consumer of the billing packages).
  */
-final class ServiceConsumers {
+public final class ServiceConsumers {
 
     /** As annotated: the consumers that read {@code orders.confirmed} (Kafka) or the JMS queue of the same name. */
-    static final List<String> ORDERS = List.of("billing", "analytics", "billing-jms");
+    public static final List<String> ORDERS = List.of("billing", "analytics", "billing-jms");
     /** As annotated: the consumers of the Kafka topic {@code orders.confirmed} (a re-drive there reaches them). */
-    static final List<String> ORDERS_KAFKA = List.of("billing", "analytics");
+    public static final List<String> ORDERS_KAFKA = List.of("billing", "analytics");
     /** As annotated: every consumer, those of {@link #ORDERS} and the mailer, which reads {@code invoices.issued}. */
-    static final List<String> ALL = List.of("billing", "analytics", "billing-jms", "mailer");
+    public static final List<String> ALL = List.of("billing", "analytics", "billing-jms", "mailer");
     /** As annotated: the consumer fed by the JMS queue {@code orders.confirmed}. */
-    static final String JMS = "billing-jms";
+    public static final String JMS = "billing-jms";
     /** As annotated: the consumer of {@code invoices.issued}, which mails the invoices. */
-    static final String MAILER = "mailer";
+    public static final String MAILER = "mailer";
 
     private ServiceConsumers() {
     }
@@ -27,7 +27,7 @@ final class ServiceConsumers {
      * @param annotated consumer names as {@code @Idempotent} gives them
      * @return their inbox names ({@code inbox.consumer.<c>.name} may change them), read from the configuration
      */
-    static List<String> inboxNames(List<String> annotated) {
+    public static List<String> inboxNames(List<String> annotated) {
         return annotated.stream().map(InboxConfig::consumerName).toList();
     }
 }

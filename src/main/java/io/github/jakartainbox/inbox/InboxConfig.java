@@ -373,11 +373,11 @@ public final class InboxConfig {
         return NAME.find(ConfigProvider.getConfig(), annotated).orElse(annotated);
     }
 
-    private static String text(String value) {
+    static String text(String value) {
         return value;
     }
 
-    private static Boolean bool(String value) {
+    static Boolean bool(String value) {
         return value.equalsIgnoreCase("true") ? Boolean.TRUE : value.equalsIgnoreCase("false") ? Boolean.FALSE : null;
     }
 
@@ -385,7 +385,7 @@ public final class InboxConfig {
         return value -> Arrays.stream(values).filter(value::equalsIgnoreCase).findFirst().orElse(null);
     }
 
-    private static Function<String, Integer> integer(int min, int max) {
+    static Function<String, Integer> integer(int min, int max) {
         return value -> {
             try {
                 int parsed = Integer.parseInt(value);
@@ -396,7 +396,7 @@ public final class InboxConfig {
         };
     }
 
-    private static Function<String, Duration> duration(boolean allowZero) {
+    static Function<String, Duration> duration(boolean allowZero) {
         return value -> {
             try {
                 Duration parsed = Duration.parse(value);

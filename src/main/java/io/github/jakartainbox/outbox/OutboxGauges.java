@@ -29,8 +29,8 @@ public class OutboxGauges {
         gauge(gauges, "outbox.oldest.pending.seconds", "Age of the oldest row not yet sent, in seconds.",
                 f -> f.oldestPending().toSeconds());
         gauge(gauges, "outbox.delivered", "Rows delivered, a running total.", OutboxFigures::delivered);
-        gauge(gauges, "outbox.failing", "Pending rows that failed at least " + OutboxConfig.FAILING_AFTER + " times (default "
-                + OutboxConfig.FAILING_AFTER_DEFAULT + ").", OutboxFigures::failing);
+        gauge(gauges, "outbox.failing", "Pending rows that failed at least " + OutboxConfig.FAILING_AFTER.name() + " times "
+                + "(default " + OutboxConfig.FAILING_AFTER.defaultText().orElse("") + ").", OutboxFigures::failing);
     }
 
     private void gauge(Gauges gauges, String name, String description, ToLongFunction<OutboxFigures> value) {

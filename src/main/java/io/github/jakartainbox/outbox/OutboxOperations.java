@@ -55,8 +55,7 @@ public class OutboxOperations {
      * @throws OutboxException when the database cannot be read
      */
     public OutboxFigures figures() {
-        int failingAfter = OutboxConfig.integer(ConfigProvider.getConfig(), OutboxConfig.FAILING_AFTER,
-                OutboxConfig.FAILING_AFTER_DEFAULT, 1, 1000);
+        int failingAfter = OutboxConfig.FAILING_AFTER.get(ConfigProvider.getConfig());
         try (Connection connection = database.dataSource().getConnection();
              PreparedStatement select = connection.prepareStatement(FIGURES_SQL)) {
             select.setInt(1, failingAfter);

@@ -26,8 +26,7 @@ public class OutboxPurgeTask implements PurgeTask {
 
     @Override
     public int deleteBatch(Connection connection, int batchSize) throws SQLException {
-        Duration retention = OutboxConfig.duration(ConfigProvider.getConfig(), OutboxConfig.RETENTION,
-                OutboxConfig.RETENTION_DEFAULT);
+        Duration retention = OutboxConfig.RETENTION.get(ConfigProvider.getConfig());
         try (PreparedStatement delete = connection.prepareStatement(DELETE_SQL)) {
             delete.setDouble(1, retention.toMillis() / 1000.0);
             delete.setDouble(2, retention.toMillis() / 1000.0);

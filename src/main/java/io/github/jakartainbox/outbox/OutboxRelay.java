@@ -8,6 +8,7 @@ import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -54,20 +55,19 @@ public class OutboxRelay {
     /** At application start: checks the keys (a wrong one fails the start), makes the producer, starts the poll. */
     void start(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
         Config config = ConfigProvider.getConfig();
-        // read by the purge at every run; checked here so that a wrong value fails the start
-        OutboxConfig.duration(config, OutboxConfig.RETENTION, OutboxConfig.RETENTION_DEFAULT);
-        if (!OutboxConfig.bool(config, OutboxConfig.RELAY_ENABLED, true)) {
+        // every key, those read later by the purge and the figures too, so that a wrong value fails the start
+        List<String> problems = OutboxConfig.problems(config);
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException(String.join(" ", problems));
+        }
+        if (!OutboxConfig.RELAY_ENABLED.get(config)) {
             OutboxMessage.OUTBOX0005W.log();
             return;
         }
-        Duration pollInterval = OutboxConfig.duration(config, OutboxConfig.POLL_INTERVAL,
-                OutboxConfig.POLL_INTERVAL_DEFAULT);
-        RelayWorker.Settings settings = new RelayWorker.Settings(
-                OutboxConfig.integer(config, OutboxConfig.BATCH_SIZE, OutboxConfig.BATCH_SIZE_DEFAULT, 1, 10_000),
-                OutboxConfig.duration(config, OutboxConfig.LEASE, OutboxConfig.LEASE_DEFAULT),
-                OutboxConfig.duration(config, OutboxConfig.RETRY_DELAY, OutboxConfig.RETRY_DELAY_DEFAULT),
-                OutboxConfig.duration(config, OutboxConfig.RETRY_MAX_DELAY, OutboxConfig.RETRY_MAX_DELAY_DEFAULT),
-                OutboxConfig.integer(config, OutboxConfig.FAILING_AFTER, OutboxConfig.FAILING_AFTER_DEFAULT, 1, 1000));
+        Duration pollInterval = OutboxConfig.POLL_INTERVAL.get(config);
+        RelayWorker.Settings settings = new RelayWorker.Settings(OutboxConfig.BATCH_SIZE.get(config),
+                OutboxConfig.LEASE.get(config), OutboxConfig.RETRY_DELAY.get(config),
+                OutboxConfig.RETRY_MAX_DELAY.get(config), OutboxConfig.FAILING_AFTER.get(config));
         Properties properties = producerProperties(config);
         producer = new KafkaProducer<>(properties, new StringSerializer(), new StringSerializer());
         worker = new RelayWorker(database.dataSource(), producer, settings);
@@ -87,7 +87,7 @@ public class OutboxRelay {
         if (!properties.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
             throw new IllegalStateException(OutboxMessage.OUTBOX0003E.format(OutboxConfig.KAFKA_PREFIX
                     + "bootstrap.servers", "", "the Kafka broker list, host:port[,host:port] (or set "
-                    + OutboxConfig.RELAY_ENABLED + "=false on a server that must not relay)"));
+                    + OutboxConfig.RELAY_ENABLED.name() + "=false on a server that must not relay)"));
         }
         return properties;
     }

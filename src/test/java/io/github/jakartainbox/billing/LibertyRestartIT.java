@@ -7,6 +7,7 @@ import io.github.jakartainbox.billing.SampleEvents.Event;
 import io.github.jakartainbox.testing.Api;
 import io.github.jakartainbox.testing.BillingServer;
 import io.github.jakartainbox.testing.Db;
+import io.github.jakartainbox.testing.Effects;
 import io.github.jakartainbox.testing.TestEnv;
 import io.github.jakartainbox.testing.Waiting;
 import java.io.IOException;
@@ -198,11 +199,7 @@ class LibertyRestartIT {
 
         assertEquals(total, done, "every event processed by billing");
         assertEquals(total, analytics, "every event processed by analytics");
-        assertEquals(total, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern),
-                "exactly one invoice per distinct event: none lost, none duplicated");
-        assertEquals(total, db.number("SELECT count(DISTINCT order_id) FROM invoice WHERE order_id LIKE ?", pattern));
-        assertEquals(0, db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE payload LIKE ?", "%" + pattern + "%"),
-                "no event dead-lettered");
+        Effects.assertOneInvoicePerEventNoneDeadLettered(db, total, pattern, "%" + pattern + "%");
         assertEquals(2L * total, db.number("SELECT count(*) FROM inbox i JOIN invoice v ON v.event_id = i.event_id "
                 + "WHERE v.order_id LIKE ?", pattern), "one inbox row per consumer and event");
     }

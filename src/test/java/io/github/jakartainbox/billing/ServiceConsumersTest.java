@@ -15,21 +15,22 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link ServiceConsumers} names every {@code @Idempotent} consumer of the billing package, found by reading the
+ * {@link ServiceConsumers} names every {@code @Idempotent} consumer of the billing packages, found by reading the
  * compiled classes: a consumer added without it would have no metrics (as the mailer and the JMS consumer once had).
  */
 class ServiceConsumersTest {
 
     @Test
-    void everyIdempotentConsumerOfThePackageIsListed() throws IOException, URISyntaxException, ClassNotFoundException {
+    void everyIdempotentConsumerOfTheBillingPackagesIsListed() throws IOException, URISyntaxException, ClassNotFoundException {
         Path dir = Path.of(ServiceConsumers.class.getResource("ServiceConsumers.class").toURI()).getParent();
         TreeSet<String> annotated = new TreeSet<>();
         List<Path> classes;
-        try (Stream<Path> files = Files.list(dir)) {
+        try (Stream<Path> files = Files.walk(dir)) {
             classes = files.filter(f -> f.toString().endsWith(".class")).toList();
         }
         for (Path file : classes) {
-            String name = "io.github.jakartainbox.billing." + file.getFileName().toString().replace(".class", "");
+            String relative = dir.relativize(file).toString().replace(".class", "");
+            String name = "io.github.jakartainbox.billing." + relative.replace(file.getFileSystem().getSeparator(), ".");
             Class<?> type = Class.forName(name, false, getClass().getClassLoader());
             Method[] methods;
             try {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.docs.Markdown;
+import io.github.jakartainbox.billing.BillingConfig;
 import io.github.jakartainbox.outbox.OutboxConfig;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -67,34 +68,18 @@ class ConfigurationDocsTest {
     }
 
     @Test
-    void outboxKeysAreOutboxConfigWithTheirDefaults() throws Exception {
-        Map<String, Object> catalogue = new TreeMap<>(); // key -> default, null when none is declared
-        for (Field field : OutboxConfig.class.getFields()) {
-            if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
-                String key = (String) field.get(null);
-                Object value = null;
-                try {
-                    value = OutboxConfig.class.getField(field.getName() + "_DEFAULT").get(null);
-                } catch (NoSuchFieldException none) {
-                    // no declared default
-                }
-                catalogue.put(key.endsWith(".") ? key + "*" : key, value);
-            }
+    void outboxKeysAreOutboxConfigWithTheirDefaults() {
+        Map<String, String> catalogue = new TreeMap<>(); // key -> default, null when none is declared
+        for (ConfigKey<?> key : OutboxConfig.keys()) {
+            catalogue.put(key.name(), key.defaultText().orElse(null));
         }
-        assertTrue(catalogue.size() >= 8, "OutboxConfig was read: " + catalogue);
+        catalogue.put(OutboxConfig.KAFKA_PREFIX + "*", null);
+        assertTrue(catalogue.size() >= 9, "OutboxConfig was read: " + catalogue);
         Map<String, List<String>> rows = rows("Outbox keys");
         assertEquals(catalogue.keySet(), new TreeSet<>(rows.keySet()), "the table lists OutboxConfig's keys, no others");
-        catalogue.forEach((key, defaultValue) -> {
-            String cell = rows.get(key).get(1);
-            if (defaultValue instanceof Duration duration) { // P7D is PT168H to Duration.toString()
-                Matcher shown = Pattern.compile("`([^`]+)`.*").matcher(cell);
-                assertTrue(shown.matches() && Duration.parse(shown.group(1)).equals(duration),
-                        key + ": default " + duration + ", found " + cell);
-            } else if (defaultValue != null) {
-                assertTrue(sameDefault(cell, defaultValue.toString()),
-                        key + ": default " + shown(defaultValue.toString()) + ", found " + cell);
-            }
-        });
+        catalogue.forEach((key, defaultValue) -> assertTrue(defaultValue == null
+                        || sameDefault(rows.get(key).get(1), defaultValue),
+                key + ": default " + shown(defaultValue) + ", found " + rows.get(key).get(1)));
     }
 
     /** The connector's own attributes, and the Kafka consumer keys it reads or defaults itself. */
@@ -159,5 +144,23 @@ class ConfigurationDocsTest {
             }
         });
         assertEquals(List.of(), wrong, "defaults as server.xml declares them");
+    }
+
+    /** The example's catalogue: each key in the example's table, with the catalogue's default. */
+    @Test
+    void exampleKeysAreBillingConfigWithTheirDefaults() {
+        Map<String, List<String>> rows = rows("The example's variables and keys");
+        List<String> wrong = new ArrayList<>();
+        for (ConfigKey<?> key : BillingConfig.keys()) {
+            List<String> row = rows.get(key.name());
+            if (row == null) {
+                wrong.add(key.name() + " is not in the table");
+            } else if (key.defaultText().isPresent() && !sameDefault(row.get(1), key.defaultText().get())) {
+                wrong.add(key.name() + ": the catalogue has " + shown(key.defaultText().get()) + ", the table "
+                        + row.get(1));
+            }
+        }
+        assertTrue(BillingConfig.keys().size() >= 18, "BillingConfig was read: " + BillingConfig.keys());
+        assertEquals(List.of(), wrong, "the example's table against BillingConfig");
     }
 }

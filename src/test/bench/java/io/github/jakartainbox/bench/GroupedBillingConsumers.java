@@ -1,7 +1,7 @@
 package io.github.jakartainbox.bench;
 
-import io.github.jakartainbox.billing.Invoices;
-import io.github.jakartainbox.billing.OrderConfirmed;
+import io.github.jakartainbox.billing.invoice.Invoices;
+import io.github.jakartainbox.billing.order.OrderConfirmed;
 import io.github.jakartainbox.inbox.Idempotent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

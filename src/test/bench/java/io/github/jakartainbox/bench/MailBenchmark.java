@@ -1,9 +1,9 @@
 package io.github.jakartainbox.bench;
 
-import io.github.jakartainbox.billing.BenchMail;
-import io.github.jakartainbox.billing.Invoice;
-import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.billing.SampleEvents.Event;
+import io.github.jakartainbox.billing.SampleEvents;
+import io.github.jakartainbox.billing.invoice.Invoice;
+import io.github.jakartainbox.billing.mail.BenchMail;
 import jakarta.mail.Session;
 import jakarta.mail.Transport;
 import jakarta.mail.internet.MimeMessage;
@@ -282,7 +282,7 @@ public final class MailBenchmark {
         props.setProperty("mail.smtp.host", "127.0.0.1");
         props.setProperty("mail.smtp.port", Integer.toString(SMTP_PORT));
         props.setProperty("mail.from", "billing@example.com");
-        props.put("mail.smtp.socketFactory", io.github.jakartainbox.billing.BenchMail.socketFactory());
+        props.put("mail.smtp.socketFactory", io.github.jakartainbox.billing.mail.BenchMail.socketFactory());
         Session session = Session.getInstance(props);
         String prefix = run + "-" + tag;
         if (warmup > 0) {

@@ -179,9 +179,10 @@ public final class RelayLatencyBenchmark {
                 }
             };
             worker = new RelayWorker(dataSource, producer, new RelayWorker.Settings(
-                    OutboxConfig.BATCH_SIZE_DEFAULT, OutboxConfig.LEASE_DEFAULT, OutboxConfig.RETRY_DELAY_DEFAULT,
-                    OutboxConfig.RETRY_MAX_DELAY_DEFAULT, OutboxConfig.FAILING_AFTER_DEFAULT));
-            poller.scheduleWithFixedDelay(this::wake, 0, OutboxConfig.POLL_INTERVAL_DEFAULT.toMillis(),
+                    defaultOf(OutboxConfig.BATCH_SIZE), defaultOf(OutboxConfig.LEASE),
+                    defaultOf(OutboxConfig.RETRY_DELAY), defaultOf(OutboxConfig.RETRY_MAX_DELAY),
+                    defaultOf(OutboxConfig.FAILING_AFTER)));
+            poller.scheduleWithFixedDelay(this::wake, 0, defaultOf(OutboxConfig.POLL_INTERVAL).toMillis(),
                     TimeUnit.MILLISECONDS);
         }
 
@@ -309,5 +310,10 @@ public final class RelayLatencyBenchmark {
             relayThread.shutdown();
             producer.close(Duration.ofSeconds(5));
         }
+    }
+
+    /** @return the key's default, the relay's setting when nothing is configured */
+    private static <T> T defaultOf(io.github.jakartainbox.inbox.ConfigKey<T> key) {
+        return key.parse(key.defaultText().orElseThrow());
     }
 }

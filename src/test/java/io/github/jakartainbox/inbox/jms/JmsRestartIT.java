@@ -8,6 +8,7 @@ import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.testing.Api;
 import io.github.jakartainbox.testing.BillingServer;
 import io.github.jakartainbox.testing.Db;
+import io.github.jakartainbox.testing.Effects;
 import io.github.jakartainbox.testing.TestEnv;
 import io.github.jakartainbox.testing.TestFiles;
 import java.io.IOException;
@@ -120,11 +121,7 @@ class JmsRestartIT {
         long done = db.await(WAIT, n -> n >= EVENTS, processed, pattern);
 
         assertEquals(EVENTS, done, "every event processed by billing-jms");
-        assertEquals(EVENTS, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern),
-                "exactly one invoice per distinct event: none lost, none duplicated");
-        assertEquals(EVENTS, db.number("SELECT count(DISTINCT order_id) FROM invoice WHERE order_id LIKE ?", pattern));
-        assertEquals(0, db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE payload LIKE ?", "%" + run + "%"),
-                "no event dead-lettered");
+        Effects.assertOneInvoicePerEventNoneDeadLettered(db, EVENTS, pattern, "%" + run + "%");
         Thread.sleep(2000); // late redeliveries of consumed messages would add nothing
         assertEquals(EVENTS, db.number("SELECT count(*) FROM invoice WHERE order_id LIKE ?", pattern));
         assertEquals(EVENTS, db.number("SELECT count(*) FROM inbox WHERE consumer = 'billing-jms' AND event_id IN "

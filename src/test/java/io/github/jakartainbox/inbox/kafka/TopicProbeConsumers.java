@@ -1,6 +1,6 @@
 package io.github.jakartainbox.inbox.kafka;
 
-import io.github.jakartainbox.billing.OrderConfirmed;
+import io.github.jakartainbox.billing.order.OrderConfirmed;
 import io.github.jakartainbox.inbox.Idempotent;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;

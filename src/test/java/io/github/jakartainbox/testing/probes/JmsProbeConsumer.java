@@ -1,7 +1,7 @@
 package io.github.jakartainbox.testing.probes;
 
-import io.github.jakartainbox.billing.Invoices;
-import io.github.jakartainbox.billing.OrderConfirmed;
+import io.github.jakartainbox.billing.invoice.Invoices;
+import io.github.jakartainbox.billing.order.OrderConfirmed;
 import io.github.jakartainbox.inbox.Idempotent;
 import jakarta.ejb.MessageDriven;
 import jakarta.inject.Inject;

@@ -1,0 +1,35 @@
+package io.github.jakartainbox.billing.invoice;
+
+import io.github.jakartainbox.billing.order.OrderConfirmed;
+import io.github.jakartainbox.inbox.Idempotent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.concurrent.CompletionStage;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
+
+/**
+ * Consumer {@code billing}: one invoice per confirmed order event. Nothing here guards against duplicates (the
+ * {@code invoice} table has no unique key on the order): the inbox alone keeps invoices single.
+ */
+@ApplicationScoped
+public class BillingConsumer {
+
+    @Inject
+    Invoices invoices;
+
+    /**
+     * Takes the {@code Message}, not the bare value, so that the inbox reaches the Kafka record: its
+     * {@code traceparent} header makes the delivery's span a child of the producer's (docs/observability.md, "Tracing"), and the
+     * invoice's outbox row carries the delivery's span on to the mailer.
+     *
+     * @param message the {@code orders.confirmed} record; its value as it arrived (UTF-8 JSON; checked strictly)
+     * @return the acknowledgement (the inbox acknowledges the record itself, after the commit)
+     */
+    @Incoming("orders-billing")
+    @Idempotent(consumer = "billing")
+    public CompletionStage<Void> onOrderConfirmed(Message<byte[]> message) {
+        invoices.create(OrderConfirmed.parse(message.getPayload()));
+        return message.ack();
+    }
+}

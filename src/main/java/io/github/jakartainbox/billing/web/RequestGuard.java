@@ -1,0 +1,324 @@
+package io.github.jakartainbox.billing.web;
+
+import io.github.jakartainbox.billing.BillingConfig;
+import io.github.jakartainbox.billing.BillingMessage;
+import io.github.jakartainbox.billing.order.OrderConfirmed;
+import io.github.jakartainbox.inbox.text.Printable;
+import jakarta.json.Json;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * Every request to the billing application (the operator page and {@code /api/*}) passes here first (web.xml):
+ * <ul>
+ *   <li><b>Requests to other names are refused</b> (403, {@code BILLING0259E}): a {@code Host} header whose name (port
+ *       aside) is not in {@code billing.api.allowed-hosts} (by default the local names, {@code localhost,127.0.0.1,[::1]}), whatever the
+ *       method. A page of another name whose address is made to resolve to this server (DNS rebinding) is its own
+ *       origin: its {@code Host} and {@code Origin} agree and the rule below passes it; only the name tells it
+ *       apart.</li>
+ *   <li><b>A guard header sent twice is refused</b> (400, {@code BILLING0260E}): {@code Host}, {@code Origin},
+ *       {@code Sec-Fetch-Site}, {@code Sec-Fetch-Mode}; only the first {@code Origin} was checked.</li>
+ *   <li><b>A repeated query parameter of the API is refused</b> (400, {@code BILLING0261E}, naming it): the runtime
+ *       takes the first and drops the others, as the bulk body's reader refuses a repeated member.</li>
+ *   <li><b>Cross-site writes are refused</b> (403, {@code BILLING0230E}): a request with any method but GET, HEAD and
+ *       OPTIONS whose {@code Origin} header is present and is neither this service's origin (the request's scheme
+ *       and its {@code Host} header, default port filled in) nor in {@code billing.api.allowed-origins}, or whose
+ *       {@code Sec-Fetch-Site} is {@code cross-site} or {@code same-site}. A browser holding an operator's BASIC
+ *       credentials sent them with a plain HTML form of another site ({@code enctype="text/plain"}) and an invoice was
+ *       made; browsers send {@code Origin} with every such request, and the Fetch Metadata headers with every request.
+ *       A client that sends neither (curl, a script, another service) is not refused.</li>
+ *   <li><b>Cross-site reads of the API are refused</b> (403, {@code BILLING0231E}) unless they are navigations
+ *       (a link opened): {@code Sec-Fetch-Site} {@code cross-site} or {@code same-site} with another
+ *       {@code Sec-Fetch-Mode} (a {@code <script>}, {@code <img>} or {@code fetch} of another page).</li>
+ *   <li><b>Compressed bodies are refused</b> (415, {@code BILLING0233E}, with {@code Accept-Encoding: identity}):
+ *       Liberty's HTTP channel inflates a {@code Content-Encoding: gzip} body while it is read; garbage made it throw
+ *       {@code IllegalHttpBodyException} (a 500), and a 19 KB bomb inflated to 20 MB. No client of this API needs
+ *       one.</li>
+ *   <li><b>Hardening headers</b> on every answer: {@value #CSP} as {@code Content-Security-Policy} (the page has no
+ *       inline script or style), {@code X-Content-Type-Options: nosniff}, {@code Referrer-Policy: no-referrer},
+ *       {@code X-Frame-Options: DENY}; and {@code Cache-Control: no-store} on the API's answers and error pages.</li>
+ * </ul>
+ * {@code X-Forwarded-*} and {@code Forwarded} headers are not trusted (a client can send them): behind a reverse proxy
+ * that changes the host or scheme, name the public origin in {@code billing.api.allowed-origins}
+ * ({@link BillingConfig#ALLOWED_ORIGINS}).
+ * <p>
+ * The rule is OWASP's Cross-Site Request Forgery Prevention Cheat Sheet, "Verifying Origin With Standard Headers" and
+ * "Fetch Metadata headers" (https://cheatsheetseries.owasp.org/cheatsheets/Cross-Site_Request_Forgery_Prevention_Cheat_Sheet.html),
+ * and the resource isolation policy of https://web.dev/articles/fetch-metadata; Origin: RFC 6454 section 7;
+ * Sec-Fetch-*: W3C Fetch Metadata Request Headers.
+ */
+public class RequestGuard implements Filter {
+
+    /** {@code billing.api.allowed-hosts} when it is not set: the local names. */
+    static final String LOCAL_HOSTS = BillingConfig.ALLOWED_HOSTS.defaultText().orElseThrow();
+
+    /** Headers the guard decides on: a request carrying one of them twice is refused, not judged by its first. */
+    private static final List<String> SINGLE_HEADERS = List.of("Host", "Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode");
+
+    static final String CSP = "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
+
+    private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS");
+
+    private Set<String> allowed = Set.of();
+    private Set<String> hosts = Set.of();
+
+    @Override
+    public void init(FilterConfig config) {
+        hosts = hosts(BillingConfig.ALLOWED_HOSTS.get(ConfigProvider.getConfig()),
+                entry -> BillingMessage.BILLING0264E.log(Printable.of(entry, 100)));
+        String list = BillingConfig.ALLOWED_ORIGINS.get(ConfigProvider.getConfig());
+        Set<String> origins = new LinkedHashSet<>();
+        for (String entry : list.split(",")) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            String origin = origin(entry.trim());
+            if (origin == null) {
+                BillingMessage.BILLING0239E.log(Printable.of(entry.trim(), 100));
+            } else {
+                origins.add(origin);
+            }
+        }
+        allowed = Set.copyOf(origins);
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
+        HttpServletRequest request = (HttpServletRequest) req;
+        HttpServletResponse response = (HttpServletResponse) res;
+        boolean error = request.getDispatcherType() == DispatcherType.ERROR;
+        response.setHeader("Content-Security-Policy", CSP);
+        response.setHeader("X-Content-Type-Options", "nosniff");
+        response.setHeader("Referrer-Policy", "no-referrer");
+        response.setHeader("X-Frame-Options", "DENY");
+        String path = request.getRequestURI();
+        boolean api = path.startsWith(request.getContextPath() + "/api/");
+        if (api || error) {
+            response.setHeader("Cache-Control", "no-store");
+        }
+        if (error || request.getDispatcherType() != DispatcherType.REQUEST) {
+            chain.doFilter(req, res); // the request itself passed already; an error page only gets the headers
+            return;
+        }
+        String method = request.getMethod().toUpperCase(Locale.ROOT);
+        for (String name : SINGLE_HEADERS) {
+            int count = Collections.list(request.getHeaders(name)).size();
+            if (count > 1) {
+                refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0260E.format(method,
+                        Printable.of(path, 100), name, String.valueOf(count)));
+                return;
+            }
+        }
+        String hostHeader = request.getHeader("Host");
+        if (hostHeader != null && !hosts.contains(String.valueOf(host(hostHeader)))) {
+            // DNS rebinding: a page of another name, resolved to this server, is its own origin; its Host names it
+            BillingMessage.BILLING0259E.log(method, Printable.of(path, 100), shown(hostHeader), String.join(", ", hosts));
+            refuse(response, HttpServletResponse.SC_FORBIDDEN, BillingMessage.BILLING0259E.format(method,
+                    Printable.of(path, 100), shown(hostHeader), String.join(", ", hosts)));
+            return;
+        }
+        String originHeader = request.getHeader("Origin");
+        String site = request.getHeader("Sec-Fetch-Site");
+        String origin = originHeader == null ? null : origin(originHeader.trim());
+        boolean allowListed = origin != null && allowed.contains(origin);
+        boolean otherSite = site != null && (site.equalsIgnoreCase("cross-site") || site.equalsIgnoreCase("same-site"));
+        String own = ownOrigin(request);
+        if (!SAFE_METHODS.contains(method) && !allowListed
+                && ((originHeader != null && !own.equals(origin)) || otherSite)) {
+            String message = BillingMessage.BILLING0230E.format(method, Printable.of(path, 100),
+                    shown(originHeader), shown(site), own);
+            BillingMessage.BILLING0230E.log(method, Printable.of(path, 100), shown(originHeader), shown(site), own);
+            refuse(response, HttpServletResponse.SC_FORBIDDEN, message);
+            return;
+        }
+        String mode = request.getHeader("Sec-Fetch-Mode");
+        if (api && SAFE_METHODS.contains(method) && otherSite && !allowListed && !"navigate".equalsIgnoreCase(mode)) {
+            refuse(response, HttpServletResponse.SC_FORBIDDEN, BillingMessage.BILLING0231E.format(method,
+                    Printable.of(path, 100), shown(site), shown(mode), shown(originHeader)));
+            return;
+        }
+        String query = request.getQueryString();
+        int bad = malformedEscape(path);
+        String where = "path";
+        if (bad < 0 && query != null) {
+            bad = malformedEscape(query);
+            where = "query";
+        }
+        if (bad >= 0) {
+            // the JAX-RS runtime would fail to parse the URI wherever it reads it, and answer 500
+            String text = where.equals("path") ? path : query;
+            refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0251E.format(method,
+                    where, String.valueOf(bad), Printable.of(text.substring(bad, Math.min(text.length(), bad + 3)), 10)));
+            return;
+        }
+        String repeated = query == null ? null : repeatedParameter(query);
+        if (api && repeated != null) {
+            // as the bulk body refuses a repeated member: the runtime would take the first and drop the others
+            refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0261E.format(
+                    Printable.of(repeated, 60), method, Printable.of(path, 100)));
+            return;
+        }
+        String encoding = request.getHeader("Content-Encoding");
+        if (encoding != null && !encoding.isBlank() && !encoding.trim().equalsIgnoreCase("identity")) {
+            response.setHeader("Accept-Encoding", "identity"); // RFC 9110 section 12.5.3
+            refuse(response, HttpServletResponse.SC_UNSUPPORTED_MEDIA_TYPE, BillingMessage.BILLING0233E.format(method,
+                    Printable.of(path, 100), "it is compressed (Content-Encoding " + shown(encoding)
+                            + "), which this service does not take", String.valueOf(OrderConfirmed.MAX_BYTES)));
+            return;
+        }
+        chain.doFilter(req, res);
+    }
+
+    /**
+     * @param raw a path or query as sent, percent-encoded
+     * @return the index of the first {@code %} not followed by two hexadecimal digits (RFC 3986 section 2.1), or -1
+     */
+    static int malformedEscape(String raw) {
+        for (int i = raw.indexOf('%'); i >= 0; i = raw.indexOf('%', i + 1)) {
+            if (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0
+                    || Character.digit(raw.charAt(i + 2), 16) < 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * @param query a query string as sent, its percent-escapes well-formed ({@link #malformedEscape})
+     * @return the (decoded) name of the first parameter that appears more than once, or null
+     */
+    static String repeatedParameter(String query) {
+        Set<String> seen = new HashSet<>();
+        for (String pair : query.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int equals = pair.indexOf('=');
+            String name = URLDecoder.decode(equals < 0 ? pair : pair.substring(0, equals), StandardCharsets.UTF_8);
+            if (!seen.add(name)) {
+                return name;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @param list comma-separated host names, IPv4 addresses and bracketed IPv6 addresses, without ports
+     * @param bad  told each entry that is none of these (it is left out)
+     * @return the entries, normalised by {@link #host}
+     */
+    static Set<String> hosts(String list, Consumer<String> bad) {
+        Set<String> names = new LinkedHashSet<>();
+        for (String entry : list.split(",")) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            URI uri = hostUri(entry.trim());
+            if (uri == null || uri.getPort() >= 0 || entry.trim().endsWith(":")) {
+                bad.accept(entry.trim());
+            } else {
+                names.add(uri.getHost().toLowerCase(Locale.ROOT));
+            }
+        }
+        return Set.copyOf(names);
+    }
+
+    /**
+     * @param hostHeader a {@code Host} header ({@code name[:port]}, RFC 9110 section 7.2)
+     * @return its host, lower case (an IPv6 address in brackets), without the port; null when it is no host
+     */
+    static String host(String hostHeader) {
+        URI uri = hostUri(hostHeader.trim());
+        return uri == null ? null : uri.getHost().toLowerCase(Locale.ROOT);
+    }
+
+    /** @return {@code http://} and the text as a URI when the text is a host with an optional port only, else null */
+    private static URI hostUri(String text) {
+        try {
+            URI uri = new URI("http://" + text);
+            if (uri.getHost() == null || uri.getRawUserInfo() != null || !(uri.getRawPath() == null
+                    || uri.getRawPath().isEmpty()) || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+                return null;
+            }
+            return uri;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    private static String shown(String header) {
+        return header == null ? "none" : Printable.of(header, 100);
+    }
+
+    private static void refuse(HttpServletResponse response, int status, String message) throws IOException {
+        response.setStatus(status);
+        response.setContentType("application/json");
+        response.setCharacterEncoding("UTF-8");
+        byte[] body = Json.createObjectBuilder().add("error", message).build().toString()
+                .getBytes(StandardCharsets.UTF_8);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+
+    /**
+     * @return the request's own origin: its scheme and its {@code Host} header (what the browser addressed), with the
+     *         scheme's default port when the header names none; the server's name and port without a Host header
+     */
+    static String ownOrigin(HttpServletRequest request) {
+        String scheme = request.getScheme().toLowerCase(Locale.ROOT);
+        String host = request.getHeader("Host");
+        String own = host == null || host.isBlank() ? null : origin(scheme + "://" + host.trim());
+        if (own != null) {
+            return own;
+        }
+        return normalised(scheme, request.getServerName(), request.getServerPort());
+    }
+
+    /**
+     * @param text an origin as RFC 6454 serialises it ({@code scheme://host[:port]}), or an allow-list entry
+     * @return it normalised ({@code scheme://host:port}, lower case, default port filled in), {@code null} when it is
+     *         no http(s) origin ({@code null}, an opaque origin, a path, user info, a query)
+     */
+    static String origin(String text) {
+        try {
+            URI uri = new URI(text);
+            String scheme = uri.getScheme();
+            if (scheme == null || uri.getHost() == null || uri.getRawUserInfo() != null || uri.getRawQuery() != null
+                    || uri.getRawFragment() != null || !(uri.getRawPath() == null || uri.getRawPath().isEmpty())) {
+                return null;
+            }
+            scheme = scheme.toLowerCase(Locale.ROOT);
+            if (!scheme.equals("http") && !scheme.equals("https")) {
+                return null;
+            }
+            return normalised(scheme, uri.getHost(), uri.getPort());
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    private static String normalised(String scheme, String host, int port) {
+        int effective = port > 0 ? port : (scheme.equals("https") ? 443 : 80);
+        return scheme + "://" + host.toLowerCase(Locale.ROOT) + ":" + effective;
+    }
+}

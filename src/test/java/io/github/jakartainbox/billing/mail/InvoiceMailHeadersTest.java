@@ -1,0 +1,86 @@
+package io.github.jakartainbox.billing.mail;
+
+import io.github.jakartainbox.billing.invoice.Invoice;
+import io.github.jakartainbox.billing.order.OrderConfirmed;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.mail.Session;
+import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeMessage;
+import jakarta.mail.internet.MimeUtility;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The invoice mail's header as it leaves, written out and read back the way a mail program reads it (Jakarta Mail's
+ * RFC 2047 decoding): the order id in the subject is shown as stored, whatever it holds.
+ */
+class InvoiceMailHeadersTest {
+
+    private static final Session SESSION = Session.getInstance(mailFrom());
+
+    private static Properties mailFrom() {
+        Properties properties = new Properties();
+        properties.setProperty("mail.from", "billing@example.com");
+        return properties;
+    }
+
+    /** @return the composed mail's raw bytes, parsed again as a receiver does */
+    private static MimeMessage sentAndReceived(String orderId) throws Exception {
+        Invoice invoice = Invoice.stored(7, "INV-2026-000007", new OrderConfirmed("e-1", orderId, "a@example.com",
+                new BigDecimal("12.00"), "EUR"), OffsetDateTime.of(2026, 3, 14, 9, 30, 0, 0, ZoneOffset.UTC));
+        MimeMessage message = new MimeMessage(SESSION);
+        InvoiceMailer.compose(message, invoice, new InternetAddress("a@example.com", true));
+        ByteArrayOutputStream raw = new ByteArrayOutputStream();
+        message.writeTo(raw);
+        return new MimeMessage(SESSION, new ByteArrayInputStream(raw.toByteArray()));
+    }
+
+    private static String rawSubject(MimeMessage received) throws Exception {
+        return received.getHeader("Subject", null);
+    }
+
+    @Test
+    void anOrderIdThatIsAnEncodedWordIsShownLiterallyNotDecoded() throws Exception {
+        String forged = "=?UTF-8?B?QmNjOiB4MTFAZXZpbC50ZXN0?=";
+        MimeMessage received = sentAndReceived(forged);
+        assertEquals("Invoice INV-2026-000007 for order " + forged, received.getSubject(),
+                "raw header: " + rawSubject(received));
+        assertEquals("Invoice INV-2026-000007 for order " + forged,
+                MimeUtility.decodeText(MimeUtility.unfold(rawSubject(received))));
+        assertTrue(!rawSubject(received).contains(forged), "the forged word is inside an encoded word: "
+                + rawSubject(received));
+    }
+
+    @Test
+    void otherEncodedWordSpellingsAndPlainTextStayAsStored() throws Exception {
+        for (String orderId : new String[] {"ORD-1", "=?utf-8?q?Bcc=3A_x11=40evil.test?=", "a =?ISO-8859-1?Q?=E9?= b",
+                "  two  spaces  ", "?= =?", "\u00e9t\u00e9-\u03a9-\u05d0-\u4e2d-\ud83d\ude00"}) {
+            MimeMessage received = sentAndReceived(orderId);
+            assertEquals("Invoice INV-2026-000007 for order " + orderId, received.getSubject(),
+                    "raw header: " + rawSubject(received));
+        }
+    }
+
+    /** A long order id of multi-byte characters is split into several encoded words between characters, on lines
+     *  of at most 78 characters. */
+    @Test
+    void aLongOrderIdIsSplitBetweenCharactersOnShortLines() throws Exception {
+        String orderId = "\ud83d\ude00".repeat(100) + "\u00e9".repeat(100);
+        MimeMessage received = sentAndReceived(orderId);
+        assertEquals("Invoice INV-2026-000007 for order " + orderId, received.getSubject());
+        ByteArrayOutputStream raw = new ByteArrayOutputStream();
+        received.writeTo(raw);
+        String header = raw.toString(StandardCharsets.US_ASCII).split("\r\n\r\n", 2)[0];
+        for (String line : header.split("\r\n")) {
+            assertTrue(line.length() <= 78, line.length() + " characters: " + line);
+        }
+    }
+}

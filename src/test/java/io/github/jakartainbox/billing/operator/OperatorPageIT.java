@@ -1,0 +1,276 @@
+package io.github.jakartainbox.billing.operator;
+
+import io.github.jakartainbox.billing.SampleEvents;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.jakartainbox.billing.SampleEvents.Event;
+import io.github.jakartainbox.testing.Api;
+import io.github.jakartainbox.testing.Db;
+import io.github.jakartainbox.testing.Deployments;
+import io.github.jakartainbox.testing.TestEnv;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The operator page at {@code /billing/} in a real headless Chromium (Debian packages {@code chromium} and
+ * {@code chromium-driver}), driven by Selenium: logins as reader and operator, figures that follow the events sent,
+ * a dead letter re-driven from the page whose invoice then appears, and a reader who gets no re-drive button and
+ * whose forged request the API refuses. Writes a screenshot to {@code target/screenshots/operator-page.png}.
+ */
+@ExtendWith(ArquillianExtension.class)
+class OperatorPageIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final String PAGE = TestEnv.url("/billing/?refresh=1000");
+    private static WebDriver browser;
+    private final Db db = Db.overJdbc();
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return Deployments.billingWithProbes();
+    }
+
+    @BeforeAll
+    static void startBrowser() {
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(System.getProperty("chromium.binary", "/usr/bin/chromium"));
+        // no sandbox: CI runs as root, where Chromium refuses its sandbox
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(Path.of(System.getProperty("chromedriver", "/usr/bin/chromedriver")).toFile())
+                .build();
+        browser = new ChromeDriver(service, options);
+    }
+
+    @AfterAll
+    static void stopBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    private static void signIn(Api.User user) {
+        browser.manage().deleteAllCookies();
+        browser.get(PAGE);
+        browser.findElement(By.id("login-user")).sendKeys(user.name());
+        browser.findElement(By.id("login-password")).sendKeys(user.password());
+        browser.findElement(By.id("login-submit")).click();
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("dashboard")));
+        new WebDriverWait(browser, WAIT).until(d -> !d.findElement(By.id("updated")).getText().equals("never"));
+    }
+
+    private static long processed(String consumer) {
+        List<WebElement> cells = browser.findElements(
+                By.cssSelector("#consumers tr[data-consumer='" + consumer + "'] td.processed"));
+        return cells.isEmpty() ? -1 : Long.parseLong(cells.get(0).getText());
+    }
+
+    private static void send(List<Event> events) throws Exception {
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            SampleEvents.send(producer, TestEnv.ORDERS_TOPIC, events);
+        }
+    }
+
+    private long deadLetter(String consumer, String eventId, String payload) {
+        return db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts) "
+                + "VALUES (?, ?, decode(?, 'hex'), 'simulated failure for the page', 3) RETURNING id", consumer, eventId,
+                db.deadLetterPayload(payload));
+    }
+
+    @Test
+    void aReaderSeesTheFiguresFollowTheEventsSent() throws Exception {
+        signIn(Api.READER);
+        assertEquals("reader", browser.findElement(By.id("role")).getText());
+        long before = Math.max(0, processed("billing"));
+        String invoicesBefore = browser.findElement(By.id("invoice-count")).getText();
+        send(SampleEvents.events("page-" + UUID.randomUUID().toString().substring(0, 8), 5));
+        new WebDriverWait(browser, WAIT).until(d -> processed("billing") >= before + 5);
+        assertTrue(processed("billing") >= before + 5, "processed moved by the 5 events sent");
+        new WebDriverWait(browser, WAIT).until(d -> !d.findElement(By.id("invoice-count")).getText().equals(invoicesBefore));
+        assertTrue(Long.parseLong(browser.findElement(By.id("invoice-count")).getText())
+                >= Long.parseLong(invoicesBefore) + 5, "the invoice count follows");
+    }
+
+    /**
+     * An operator who signs in while the database refuses connections is not taken for a reader: the page says the
+     * role is not known yet and reads it again once the API answers, instead of showing "reader" for the rest of the
+     * session.
+     */
+    @Test
+    void anOperatorSignedInDuringADatabaseOutageIsAnOperatorOnceItEnds() {
+        String database = System.getenv().getOrDefault("DB_NAME", "billing");
+        Db admin = Db.overJdbc("postgres");
+        admin.execute("ALTER DATABASE " + database + " ALLOW_CONNECTIONS false");
+        try {
+            admin.number("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 10000)) FROM pg_stat_activity "
+                    + "WHERE datname = ? AND pid <> pg_backend_pid()", database);
+            browser.manage().deleteAllCookies();
+            browser.get(PAGE);
+            browser.findElement(By.id("login-user")).sendKeys(Api.OPERATOR.name());
+            browser.findElement(By.id("login-password")).sendKeys(Api.OPERATOR.password());
+            browser.findElement(By.id("login-submit")).click();
+            new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("dashboard")));
+            String role = new WebDriverWait(browser, WAIT).until(d -> {
+                String text = d.findElement(By.id("role")).getText();
+                return text.isEmpty() ? null : text;
+            });
+            assertTrue(role.startsWith("role not known yet"), "while the API answers 503: " + role);
+            assertFalse(browser.findElement(By.id("dead-letters-reader")).isDisplayed(),
+                    "no 'readers cannot see dead letters' while the role is not known");
+        } finally {
+            admin.execute("ALTER DATABASE " + database + " ALLOW_CONNECTIONS true");
+        }
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBe(By.id("role"), "operator"));
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(
+                By.id("dead-letters-operator")));
+    }
+
+    @Test
+    void anOperatorReDrivesADeadLetterFromThePageAndItsInvoiceAppears() throws Exception {
+        String eventId = UUID.randomUUID().toString();
+        String orderId = "page-redrive-" + eventId.substring(0, 8);
+        long id = deadLetter("billing", eventId, SampleEvents.event(eventId, orderId, "42.00", "EUR").json());
+        // and one without a usable event id, which the API refuses to re-drive (BILLING0245E)
+        long idless = deadLetter("billing", null, "{\"order_id\":\"" + orderId + "-no-id\"}");
+        signIn(Api.OPERATOR);
+        assertEquals("operator", browser.findElement(By.id("role")).getText());
+        By row = By.cssSelector("#dead-letters tr[data-id='" + id + "']");
+        String text = new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
+                .until(d -> d.findElement(row).getText());
+        By idlessRow = By.cssSelector("#dead-letters tr[data-id='" + idless + "']");
+        new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
+                .until(d -> d.findElement(idlessRow).getText());
+        assertTrue(browser.findElement(idlessRow).findElements(By.cssSelector("button.redrive")).isEmpty(),
+                "no re-drive button on a dead letter without an event id");
+        assertEquals(1, browser.findElement(idlessRow).findElements(By.cssSelector("button.discard")).size(),
+                "but a discard button");
+        db.number("UPDATE inbox_dead_letter SET discarded_at = now(), resolved_by = 'test' WHERE id = ? RETURNING id",
+                idless);
+        assertTrue(text.contains("simulated failure for the page"), "the reason: " + text);
+        assertTrue(text.contains(orderId), "the payload: " + text);
+        // the row's history, behind its toggle: read when opened
+        db.number("INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, attempts, error) VALUES (?, 'failed', "
+                + "3, 'simulated failure for the page') RETURNING 1", id);
+        new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
+            d.findElement(row).findElement(By.cssSelector("details.history summary")).click();
+            return true;
+        });
+        String history = new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
+            String t = d.findElement(row).findElement(By.cssSelector("details.history ol")).getText();
+            return t.contains("failed after 3 attempt(s): simulated failure for the page") ? t : null;
+        });
+        assertTrue(history.matches("(?s)\\d{4}-\\d{2}-\\d{2}T.*"), "each entry starts with its time: " + history);
+        // a few refreshes, so that the rates have a window to show
+        new WebDriverWait(browser, WAIT).until(d -> Long.parseLong(d.findElement(By.id("window")).getText()
+                .replace(" s", "")) >= 5);
+        screenshot();
+        new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
+            d.findElement(row).findElement(By.cssSelector("button.redrive")).click();
+            return true;
+        });
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("action"), "Done"));
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.invisibilityOfElementLocated(row));
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ?", orderId),
+                "the re-driven event was invoiced");
+        browser.findElement(By.id("order-id")).sendKeys(orderId);
+        browser.findElement(By.cssSelector("#invoice-search button")).click();
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("invoices"), orderId));
+        assertTrue(browser.findElement(By.id("invoices")).getText().contains("EUR"), "its invoice shows on the page");
+    }
+
+    /**
+     * The groups table above the rows: a group of three dead letters with one failure, whose "Discard all" button
+     * asks for a confirmation naming the count and then discards the three. A reader sees the group, no button.
+     */
+    @Test
+    void anOperatorDiscardsAGroupFromThePageAfterConfirmingItsCount() throws Exception {
+        String failure = "io.github.pagetest.Group" + UUID.randomUUID().toString().replace("-", "").substring(0, 12)
+                + "Exception";
+        for (int i = 0; i < 3; i++) {
+            db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts) VALUES ('billing', "
+                    + "?, decode(?, 'hex'), ?, 1) RETURNING id", UUID.randomUUID().toString(), db.deadLetterPayload("{}"),
+                    failure + ": page group " + i);
+        }
+        By group = By.cssSelector("#dead-letter-groups tr[data-failure='" + failure + "']");
+
+        signIn(Api.READER);
+        String readerRow = new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
+                .until(d -> d.findElement(group).getText());
+        assertTrue(readerRow.contains("billing") && readerRow.contains("3"), "a reader sees the group: " + readerRow);
+        assertTrue(browser.findElements(By.cssSelector("#dead-letter-groups button")).isEmpty(),
+                "no bulk button for a reader");
+
+        signIn(Api.OPERATOR);
+        new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
+            d.findElement(group).findElement(By.cssSelector("button.bulk-discard")).click();
+            return true;
+        });
+        var dialog = new WebDriverWait(browser, WAIT).until(ExpectedConditions.alertIsPresent());
+        String question = dialog.getText();
+        assertTrue(question.contains("Discard all 3 open dead letters of billing failing with " + failure), question);
+        dialog.accept();
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("action"),
+                "Done: discard of billing / " + failure + ": 3 done"));
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.invisibilityOfElementLocated(group));
+        assertEquals(3, db.number("SELECT count(*) FROM inbox_dead_letter WHERE error LIKE ? AND discarded_at IS NOT NULL "
+                + "AND resolved_by = 'operator'", failure + ":%"), "the three were discarded");
+    }
+
+    @Test
+    void aReaderGetsNoReDriveButtonAndTheApiRefusesAForgedRequest() throws Exception {
+        String eventId = UUID.randomUUID().toString();
+        long id = deadLetter("billing", eventId, "{\"event_id\":\"" + eventId + "\"}");
+        try {
+            signIn(Api.READER);
+            assertTrue(browser.findElements(By.cssSelector("button.redrive")).isEmpty(), "no re-drive button for a reader");
+            assertTrue(browser.findElement(By.id("dead-letters-reader")).isDisplayed(), "the reader is told why");
+            assertTrue(browser.findElement(By.id("dead-letters-operator")).getAttribute("hidden") != null);
+            Object status = ((JavascriptExecutor) browser).executeAsyncScript(
+                    "const done = arguments[arguments.length - 1];"
+                            + "fetch('api/dead-letters/' + arguments[0] + '/redrive', {method: 'POST', headers: "
+                            + "{Authorization: 'Basic ' + btoa(arguments[1] + ':' + arguments[2])}})"
+                            + ".then(r => done(r.status), e => done(String(e)));",
+                    id, Api.READER.name(), Api.READER.password());
+            assertEquals(403L, status, "the API refuses the reader's forged re-drive");
+            assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE id = ? AND redriven_at IS NULL", id),
+                    "the dead letter stays open");
+        } finally {
+            db.number("WITH d AS (UPDATE inbox_dead_letter SET discarded_at = now() WHERE id = ? RETURNING 1) "
+                    + "SELECT count(*) FROM d", id);
+        }
+    }
+
+    /** The page as an operator sees it, for docs/observability.md (copied to docs/operator-page.png by hand). */
+    private static void screenshot() throws Exception {
+        Path file = Path.of("target", "screenshots", "operator-page.png");
+        Files.createDirectories(file.getParent());
+        Files.copy(((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath(), file,
+                StandardCopyOption.REPLACE_EXISTING);
+    }
+}

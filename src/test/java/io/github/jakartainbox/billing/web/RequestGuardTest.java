@@ -1,0 +1,78 @@
+package io.github.jakartainbox.billing.web;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+/** How RequestGuard reads an Origin header or an allow-list entry (RFC 6454 serialisation). */
+class RequestGuardTest {
+
+    @Test
+    void anOriginIsNormalisedWithItsDefaultPort() {
+        assertEquals("http://localhost:9080", RequestGuard.origin("http://localhost:9080"));
+        assertEquals("http://billing.example:80", RequestGuard.origin("http://billing.example"));
+        assertEquals("https://billing.example:443", RequestGuard.origin("HTTPS://Billing.Example"));
+        assertEquals("https://billing.example:443", RequestGuard.origin("https://billing.example:443"));
+        assertEquals("http://[::1]:9080", RequestGuard.origin("http://[::1]:9080"));
+    }
+
+    @Test
+    void whatIsNoHttpOriginIsNull() {
+        for (String text : new String[] {"null", "", "billing.example", "file:///etc/passwd", "ftp://billing.example",
+                "http://billing.example/", "http://billing.example/path", "http://user:pw@billing.example",
+                "http://billing.example?x=1", "http://billing.example#x", "http://localhost:9080.evil.example",
+                "http://bad host", "http://billing.example:99999999999"}) {
+            assertNull(RequestGuard.origin(text), text);
+        }
+    }
+
+    @Test
+    void aPercentNotFollowedByTwoHexDigitsIsFound() {
+        assertEquals(-1, RequestGuard.malformedEscape("limit=10&orderId=a%20b%2F"));
+        assertEquals(-1, RequestGuard.malformedEscape("/billing/api/invoices"));
+        assertEquals(6, RequestGuard.malformedEscape("limit=%zz"));
+        assertEquals(8, RequestGuard.malformedEscape("orderId=%"));
+        assertEquals(8, RequestGuard.malformedEscape("orderId=%4"));
+        assertEquals(11, RequestGuard.malformedEscape("orderId=%41%g1"));
+    }
+
+    @Test
+    void aHostHeaderIsItsNameWithoutThePort() {
+        assertEquals("localhost", RequestGuard.host("localhost:9080"));
+        assertEquals("localhost", RequestGuard.host("LocalHost"));
+        assertEquals("127.0.0.1", RequestGuard.host("127.0.0.1:9080"));
+        assertEquals("[::1]", RequestGuard.host("[::1]:9080"));
+        assertEquals("rebound.example.test", RequestGuard.host("Rebound.Example.Test:9080"));
+        for (String text : new String[] {"", "a b", "user@localhost", "localhost/x", "localhost?x", "localhost#x",
+                "localhost:99999999999", "::1"}) {
+            assertNull(RequestGuard.host(text), text);
+        }
+    }
+
+    @Test
+    void theHostAllowListDefaultsToTheLocalNamesAndRefusesEntriesThatAreNoHostName() {
+        List<String> bad = new ArrayList<>();
+        assertEquals(Set.of("localhost", "127.0.0.1", "[::1]"), RequestGuard.hosts(RequestGuard.LOCAL_HOSTS, bad::add));
+        assertEquals(List.of(), bad);
+        assertEquals(Set.of("billing.example.com", "localhost"),
+                RequestGuard.hosts(" Billing.Example.com , ,localhost,billing.example.com:443,http://x.test,x.test/p",
+                        bad::add));
+        assertEquals(List.of("billing.example.com:443", "http://x.test", "x.test/p"), bad);
+    }
+
+    /** A repeated query parameter is found by its decoded name; the runtime would take the first and drop the rest. */
+    @Test
+    void aRepeatedQueryParameterIsFoundByItsDecodedName() {
+        assertEquals("consumer", RequestGuard.repeatedParameter("consumer=billing&consumer=analytics"));
+        assertEquals("consumer", RequestGuard.repeatedParameter("consumer=billing&limit=5&consum%65r=analytics"));
+        assertEquals("open", RequestGuard.repeatedParameter("open&open=false"));
+        assertNull(RequestGuard.repeatedParameter("consumer=billing&limit=5&open=false"));
+        assertNull(RequestGuard.repeatedParameter("&&limit=5&"));
+        assertNull(RequestGuard.repeatedParameter(""));
+    }
+}
