@@ -111,49 +111,20 @@ public final class EndToEndBenchmark {
         }
         EndToEndBenchmark bench = new EndToEndBenchmark(bootstrap);
         bench.offsetStores = offsetStores;
-        if (batchProbe) {
-            try {
+        try {
+            if (batchProbe) {
                 bench.batchProbe();
-            } finally {
-                LIBERTY.run("stop");
-                bench.producer.close();
-                bench.admin.close();
-            }
-            return;
-        }
-        if (profile) {
-            try {
-                String tables = bench.profile(events, rounds);
+            } else if (groupedOnly && !profile) {
+                System.out.println(bench.groupedOnly(events, rounds));
+            } else {
+                String tables = profile ? bench.profile(events, rounds)
+                        : bench.run(events, rounds, latencyEvents, rate, highRate);
                 System.out.println();
                 System.out.println(tables);
                 if (doc) {
-                    DocSection.write(Path.of("docs/benchmarks.md"), "e2e-profile", tables);
+                    DocSection.write(Path.of("docs/benchmarks.md"), profile ? "e2e-profile" : "e2e-benchmark", tables);
                     System.out.println("written to docs/benchmarks.md");
                 }
-            } finally {
-                LIBERTY.run("stop");
-                bench.producer.close();
-                bench.admin.close();
-            }
-            return;
-        }
-        if (groupedOnly) {
-            try {
-                System.out.println(bench.groupedOnly(events, rounds));
-            } finally {
-                LIBERTY.run("stop");
-                bench.producer.close();
-                bench.admin.close();
-            }
-            return;
-        }
-        try {
-            String tables = bench.run(events, rounds, latencyEvents, rate, highRate);
-            System.out.println();
-            System.out.println(tables);
-            if (doc) {
-                DocSection.write(Path.of("docs/benchmarks.md"), "e2e-benchmark", tables);
-                System.out.println("written to docs/benchmarks.md");
             }
         } finally {
             LIBERTY.run("stop");
