@@ -86,9 +86,18 @@ class OperatorPageIT {
     }
 
     private static long processed(String consumer) {
-        List<WebElement> cells = browser.findElements(
-                By.cssSelector("#consumers tr[data-consumer='" + consumer + "'] td.processed"));
-        return cells.isEmpty() ? -1 : Long.parseLong(cells.get(0).getText());
+        // the page redraws its table at each refresh: a cell found just before a redraw is gone when read
+        for (int attempt = 1; ; attempt++) {
+            try {
+                List<WebElement> cells = browser.findElements(
+                        By.cssSelector("#consumers tr[data-consumer='" + consumer + "'] td.processed"));
+                return cells.isEmpty() ? -1 : Long.parseLong(cells.get(0).getText());
+            } catch (StaleElementReferenceException e) {
+                if (attempt == 5) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private static void send(List<Event> events) throws Exception {
