@@ -12,6 +12,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.reactivestreams.Publisher;
@@ -36,6 +39,17 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
                     boolean offsetsInDatabase) {
     }
 
+    /**
+     * Where a channel's Kafka clients come from: a consumer, and the Admin-backed view of its topics, each made from the
+     * channel's consumer properties. Tests hand in Kafka's {@code MockConsumer} here.
+     */
+    record Clients(Function<Properties, Consumer<Object, Object>> consumers,
+                   Function<Properties, ClusterTopics> topics) {
+
+        /** The real clients. */
+        static final Clients KAFKA = new Clients(KafkaConsumer::new, ClusterTopics.OverAdmin::new);
+    }
+
     /** How long a channel waits before it tries again: a record nacked, a partition's offsets not read. */
     static final long RETRY_MILLIS = 1000;
 
@@ -51,9 +65,14 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
 
     InboxKafkaChannel(Settings settings, ManagedThreadFactory threads, UserTransaction transaction, InboxClaim inbox,
                       KafkaOffsets offsets) {
+        this(settings, threads, transaction, inbox, offsets, Clients.KAFKA);
+    }
+
+    InboxKafkaChannel(Settings settings, ManagedThreadFactory threads, UserTransaction transaction, InboxClaim inbox,
+                      KafkaOffsets offsets, Clients clients) {
         this.settings = settings;
         this.threads = threads;
-        this.loop = new PollLoop(this, transaction, inbox, offsets);
+        this.loop = new PollLoop(this, transaction, inbox, offsets, clients);
     }
 
     Settings settings() {

@@ -14,12 +14,11 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 
 /**
- * A channel's poll thread: opens the {@link KafkaConsumer} (again after a failure), polls, runs each poll's records
+ * A channel's poll thread: opens the Kafka consumer (again after a failure), polls, runs each poll's records
  * completely ({@link GroupTransaction}) before the next poll, seeks back what a halted poll left undone, then commits
  * ({@link KafkaCommits}). A rebalance runs inside a poll: revoked partitions' positions are committed, assigned ones
  * resume where the database's rows say ({@link OffsetRows}).
@@ -35,14 +34,17 @@ final class PollLoop implements Runnable {
     private final GroupTransaction groups;
     private final ClusterTopics topics;
     private final TopicWatch watch;
+    private final InboxKafkaChannel.Clients clients;
     private volatile Consumer<Object, Object> consumer;
 
-    PollLoop(InboxKafkaChannel channel, UserTransaction transaction, InboxClaim inbox, KafkaOffsets store) {
+    PollLoop(InboxKafkaChannel channel, UserTransaction transaction, InboxClaim inbox, KafkaOffsets store,
+             InboxKafkaChannel.Clients clients) {
         this.channel = channel;
+        this.clients = clients;
         this.settings = channel.settings();
         this.lost = new LostCommits(settings.channel(), this::consumer, offsets,
                 partitions -> next(store.read(settings.groupId(), partitions)));
-        this.topics = new ClusterTopics.OverAdmin(settings.kafka());
+        this.topics = clients.topics().apply(settings.kafka());
         this.rows = new OffsetRows(settings, this::consumer, transaction, store, offsets, lost, topics);
         this.watch = new TopicWatch(settings, this::consumer, topics, offsets,
                 settings.offsetsInDatabase() ? rows : null, store);
@@ -81,7 +83,7 @@ final class PollLoop implements Runnable {
     @Override
     public void run() {
         while (channel.running()) {
-            try (KafkaConsumer<Object, Object> c = new KafkaConsumer<>(settings.kafka())) {
+            try (Consumer<Object, Object> c = clients.consumers().apply(settings.kafka())) {
                 consumer = c;
                 offsets.newConsumer();
                 c.subscribe(settings.topics(),
