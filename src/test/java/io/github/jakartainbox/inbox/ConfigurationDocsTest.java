@@ -82,10 +82,14 @@ class ConfigurationDocsTest {
                 key + ": default " + shown(defaultValue) + ", found " + rows.get(key).get(1)));
     }
 
-    /** The connector's own attributes, and the Kafka consumer keys it reads or defaults itself. */
+    /**
+     * The connector's own attributes, and the Kafka consumer keys it reads or defaults itself; each typed attribute's
+     * default as its catalogue declares it.
+     */
     @Test
     void connectorAttributesAreThoseTheConnectorReads() throws Exception {
-        Field own = InboxKafkaConnector.class.getDeclaredField("OWN");
+        Class<?> attributes = Class.forName(InboxKafkaConnector.class.getPackageName() + ".ChannelAttributes");
+        Field own = attributes.getDeclaredField("OWN");
         own.setAccessible(true);
         @SuppressWarnings("unchecked")
         Set<String> read = new TreeSet<>((Set<String>) own.get(null));
@@ -96,8 +100,16 @@ class ConfigurationDocsTest {
             read.add(kafkaKeys.group(1));
         }
         assertTrue(read.contains("group.id") && read.contains("group.max-size"), "the connector was read: " + read);
-        assertEquals(read, new TreeSet<>(rows("`inbox-kafka` channel attributes").keySet()),
-                "the table lists the attributes the connector reads, no others");
+        Map<String, List<String>> rows = rows("`inbox-kafka` channel attributes");
+        assertEquals(read, new TreeSet<>(rows.keySet()), "the table lists the attributes the connector reads, no others");
+        Field keys = attributes.getDeclaredField("KEYS");
+        keys.setAccessible(true);
+        for (Object key : (List<?>) keys.get(null)) {
+            ConfigKey<?> typed = (ConfigKey<?>) key;
+            typed.defaultText().ifPresent(defaultValue -> assertTrue(
+                    sameDefault(rows.get(typed.name()).get(1), defaultValue),
+                    typed.name() + ": default " + defaultValue + ", found " + rows.get(typed.name()).get(1)));
+        }
     }
 
     /**

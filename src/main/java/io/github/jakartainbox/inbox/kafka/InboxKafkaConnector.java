@@ -1,5 +1,7 @@
 package io.github.jakartainbox.inbox.kafka;
 
+import static io.github.jakartainbox.inbox.kafka.ChannelAttributes.invalid;
+
 import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
@@ -13,7 +15,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -67,12 +68,6 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
 
     /** The connector's name, the value of {@code mp.messaging.incoming.<channel>.connector}. */
     public static final String NAME = "inbox-kafka";
-
-    /** Attributes read by the connector itself, never handed to the Kafka consumer. */
-    private static final Set<String> OWN = Set.of("connector", "channel-name", "topic", "group.max-size",
-            "group.claim", "group.timeout", "commit-lag.alert", "concurrency", "offset-store",
-            // liberty-kafka's own options, so that a channel can switch connectors without a warning from Kafka
-            "unacked.limit", "fast.ack", "context.service", "creation.retry.seconds");
 
     /** The connector's default {@code metadata.max.age.ms}: the bound on seeing a partition added to a topic. */
     static final long METADATA_MAX_AGE_MS = 30_000;
@@ -131,11 +126,11 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         String channel = config.getOptionalValue("channel-name", String.class).orElse("?");
         Properties kafka = new Properties();
         for (String name : config.getPropertyNames()) {
-            if (!OWN.contains(name)) {
+            if (!ChannelAttributes.OWN.contains(name)) {
                 config.getOptionalValue(name, String.class).ifPresent(value -> kafka.setProperty(name, value));
             }
         }
-        String topic = config.getOptionalValue("topic", String.class).map(String::trim).orElse("");
+        String topic = ChannelAttributes.TOPIC.find(config).orElse("");
         if (topic.isEmpty()) {
             if (channel.contains("$")) {
                 // SmallRye's concurrency attribute names the copies <channel>$1, <channel>$2...
@@ -160,8 +155,8 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         // partitions added to a topic are assigned once the consumers' metadata shows them: 30 s, not 5 min
         kafka.putIfAbsent("metadata.max.age.ms", String.valueOf(METADATA_MAX_AGE_MS));
         kafka.putIfAbsent("client.id", "inbox-kafka-" + channel.replace('$', '-'));
-        int maxGroupSize = integer(config, channel, "group.max-size", 100, 1, 10_000);
-        Duration groupTimeout = duration(config, channel, "group.timeout", Duration.ofSeconds(30));
+        int maxGroupSize = ChannelAttributes.read(config, channel, ChannelAttributes.GROUP_MAX_SIZE);
+        Duration groupTimeout = ChannelAttributes.read(config, channel, ChannelAttributes.GROUP_TIMEOUT);
         if (groupTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
             throw invalid(channel, "group.timeout is " + groupTimeout + "; it must be at least PT1S");
         }
@@ -171,63 +166,15 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
                     + maxPollInterval + ": a group could outlive the consumer's membership of its group; "
                     + "lower group.timeout or raise max.poll.interval.ms");
         }
-        Duration lag = duration(config, channel, "commit-lag.alert", Duration.ofMinutes(2));
-        String claim = config.getOptionalValue("group.claim", String.class).map(String::trim).orElse("multi-row");
-        if (!claim.equals("multi-row") && !claim.equals("per-message")) {
-            throw invalid(channel, "group.claim is '" + claim + "'; it must be multi-row (one INSERT claims a "
-                    + "group's events) or per-message (one INSERT per event)");
-        }
-        String store = config.getOptionalValue("offset-store", String.class).map(String::trim).orElse("database");
-        if (!store.equals("database") && !store.equals("kafka")) {
-            throw invalid(channel, "offset-store is '" + store + "'; it must be database (offsets written in each "
-                    + "group's transaction, so that a database failover loses none) or kafka (Kafka's committed "
-                    + "offsets only)");
-        }
         return new InboxKafkaChannel.Settings(channel, kafka, topics, groupId, maxGroupSize, groupTimeout,
-                Duration.ofMillis(500), lag, claim.equals("multi-row"), store.equals("database"));
+                Duration.ofMillis(500), ChannelAttributes.read(config, channel, ChannelAttributes.COMMIT_LAG_ALERT),
+                ChannelAttributes.read(config, channel, ChannelAttributes.MULTI_ROW_CLAIM),
+                ChannelAttributes.read(config, channel, ChannelAttributes.OFFSETS_IN_DATABASE));
     }
 
     private static String baseName(String channel) {
         int dollar = channel.indexOf('$');
         return dollar < 0 ? channel : channel.substring(0, dollar);
-    }
-
-    private static int integer(Config config, String channel, String key, int defaultValue, int min, int max) {
-        String text = config.getOptionalValue(key, String.class).map(String::trim).orElse("");
-        if (text.isEmpty()) {
-            return defaultValue;
-        }
-        try {
-            int value = Integer.parseInt(text);
-            if (value >= min && value <= max) {
-                return value;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw invalid(channel, key + " is '" + text + "'; it must be an integer from " + min + " to " + max);
-    }
-
-    private static Duration duration(Config config, String channel, String key, Duration defaultValue) {
-        String text = config.getOptionalValue(key, String.class).map(String::trim).orElse("");
-        if (text.isEmpty()) {
-            return defaultValue;
-        }
-        try {
-            Duration value = Duration.parse(text);
-            if (!value.isNegative() && !value.isZero()) {
-                return value;
-            }
-        } catch (DateTimeParseException e) {
-            // reported below
-        }
-        throw invalid(channel, key + " is '" + text + "'; it must be a positive ISO-8601 duration such as PT30S");
-    }
-
-    private static IllegalArgumentException invalid(String channel, String what) {
-        String text = InboxMessage.INBOX0601E.format(channel, what);
-        InboxLog.LOG.severe(text);
-        return new IllegalArgumentException(text);
     }
 
     /**

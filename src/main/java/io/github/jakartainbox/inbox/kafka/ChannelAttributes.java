@@ -1,0 +1,94 @@
+package io.github.jakartainbox.inbox.kafka;
+
+import io.github.jakartainbox.inbox.ConfigKey;
+import io.github.jakartainbox.inbox.logging.InboxLog;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * The attributes the {@code inbox-kafka} connector reads itself, with their defaults: a catalogue of
+ * {@link ConfigKey}s read by the inbox keys' rules (trimmed, empty counts as unset, durations ISO-8601), checked when
+ * the channel is made. A wrong value fails the deployment with {@code INBOX0601E} naming the channel and the
+ * attribute. Every other attribute of the channel goes to the Kafka consumer.
+ */
+final class ChannelAttributes {
+
+    private static final String POSITIVE_DURATION = "a positive ISO-8601 duration such as PT30S";
+
+    /** The topics to read, comma-separated; the channel's name when unset. */
+    static final ConfigKey<String> TOPIC = ConfigKey.text("topic", null, InboxMessage.INBOX0004E);
+
+    /** The most records run in one JTA transaction. */
+    static final ConfigKey<Integer> GROUP_MAX_SIZE = ConfigKey.integer("group.max-size", "100", 1, 10_000,
+            InboxMessage.INBOX0004E);
+
+    /** ISO-8601 duration, a group's transaction timeout; a group stops taking records when half of it is used. */
+    static final ConfigKey<Duration> GROUP_TIMEOUT = ConfigKey.duration("group.timeout", "PT30S", POSITIVE_DURATION,
+            false, null, InboxMessage.INBOX0004E);
+
+    /** ISO-8601 duration a partition's committed offset may stay behind its processed records before INBOX0608W. */
+    static final ConfigKey<Duration> COMMIT_LAG_ALERT = ConfigKey.duration("commit-lag.alert", "PT2M",
+            POSITIVE_DURATION, false, null, InboxMessage.INBOX0004E);
+
+    /** {@code true} for {@code multi-row} (one INSERT claims a group's events), {@code false} for {@code per-message}. */
+    static final ConfigKey<Boolean> MULTI_ROW_CLAIM = ConfigKey.of("group.claim", "multi-row",
+            "multi-row (one INSERT claims a group's events) or per-message (one INSERT per event)",
+            text -> text.equals("multi-row") ? Boolean.TRUE : text.equals("per-message") ? Boolean.FALSE : null,
+            InboxMessage.INBOX0004E);
+
+    /** {@code true} for {@code database} (offsets in each group's transaction), {@code false} for {@code kafka}. */
+    static final ConfigKey<Boolean> OFFSETS_IN_DATABASE = ConfigKey.of("offset-store", "database",
+            "database (offsets written in each group's transaction, so that a database failover loses none) or kafka "
+                    + "(Kafka's committed offsets only)",
+            text -> text.equals("database") ? Boolean.TRUE : text.equals("kafka") ? Boolean.FALSE : null,
+            InboxMessage.INBOX0004E);
+
+    /** The catalogue. */
+    static final List<ConfigKey<?>> KEYS = List.of(TOPIC, GROUP_MAX_SIZE, GROUP_TIMEOUT, COMMIT_LAG_ALERT,
+            MULTI_ROW_CLAIM, OFFSETS_IN_DATABASE);
+
+    /**
+     * Attributes never handed to the Kafka consumer: the catalogue's, those Reactive Messaging sets, and
+     * {@code liberty-kafka}'s own, so that a channel can switch connectors without a warning from Kafka.
+     */
+    static final Set<String> OWN = Stream.concat(KEYS.stream().map(ConfigKey::name),
+            Stream.of("connector", "channel-name", "concurrency",
+                    "unacked.limit", "fast.ack", "context.service", "creation.retry.seconds"))
+            .collect(Collectors.toUnmodifiableSet());
+
+    private ChannelAttributes() {
+    }
+
+    /**
+     * @param config  the channel's configuration
+     * @param channel the channel's name
+     * @param key     one of the catalogue's keys with a default
+     * @param <T>     its value's type
+     * @return the attribute's value, else its default
+     * @throws IllegalArgumentException ({@code INBOX0601E}) when the value is not one the key allows
+     */
+    static <T> T read(Config config, String channel, ConfigKey<T> key) {
+        try {
+            return key.get(config);
+        } catch (IllegalStateException e) {
+            String text = config.getOptionalValue(key.name(), String.class).map(String::trim).orElse("");
+            throw invalid(channel, key.name() + " is '" + text + "'; it must be " + key.allowed());
+        }
+    }
+
+    /**
+     * @param channel the channel's name
+     * @param what    what is wrong and what to do
+     * @return the deployment's failure ({@code INBOX0601E}), logged
+     */
+    static IllegalArgumentException invalid(String channel, String what) {
+        String text = InboxMessage.INBOX0601E.format(channel, what);
+        InboxLog.LOG.severe(text);
+        return new IllegalArgumentException(text);
+    }
+}
