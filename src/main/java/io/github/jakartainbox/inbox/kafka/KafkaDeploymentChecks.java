@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.kafka;
 
+import io.github.jakartainbox.inbox.consumer.IdempotentChannels;
 import io.github.jakartainbox.inbox.delivery.IdempotentExtension;
 import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
@@ -15,7 +16,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * The Kafka capability's deployment checks of the {@code @Idempotent} methods that {@link IdempotentExtension}
- * found: a {@code concurrency} channel without a {@code topic} fails the deployment (INBOX0609E); a channel that
+ * found: a {@code concurrency} channel without a {@code topic} fails the deployment (INBOX0609E), and so does an
+ * {@code inbox-kafka} channel whose method is not {@code @Idempotent} (INBOX0621E); a channel that
  * reads uncommitted records (INBOX0012W) and a Kafka client with a known unsafe version (INBOX0014W) are warned of.
  */
 public class KafkaDeploymentChecks implements Extension {
@@ -30,6 +32,13 @@ public class KafkaDeploymentChecks implements Extension {
                 event.addDeploymentProblem(new DeploymentException(problem));
             });
         }
+        IdempotentChannels channels = beans.getExtension(IdempotentChannels.class);
+        KafkaIsolationCheck.inboxKafkaWithoutInbox(config, channels.incomingChannels(),
+                channels.consumerByChannel().keySet()).forEach(channel -> {
+                    String problem = InboxMessage.INBOX0621E.format(channel);
+                    InboxLog.LOG.severe(problem);
+                    event.addDeploymentProblem(new DeploymentException(problem));
+                });
         for (List<Method> methods : idempotent.methodsByConsumer().values()) {
             KafkaIsolationCheck.readUncommitted(config, methods).forEach(f -> InboxMessage.INBOX0012W.log(
                     f.method().getDeclaringClass().getName() + "." + f.method().getName(), f.channel(),

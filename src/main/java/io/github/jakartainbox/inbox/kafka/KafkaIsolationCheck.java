@@ -2,6 +2,7 @@ package io.github.jakartainbox.inbox.kafka;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import org.eclipse.microprofile.config.Config;
@@ -83,6 +84,28 @@ public final class KafkaIsolationCheck {
                     .isPresent();
             if (connector.toLowerCase(Locale.ROOT).contains("kafka") && concurrency && !topic) {
                 channels.add(incoming.value());
+            }
+        }
+        return channels;
+    }
+
+    /**
+     * @param config     the MicroProfile Config the connectors read their attributes from
+     * @param incoming   every {@code @Incoming} channel of the application
+     * @param idempotent the channels whose method is {@code @Idempotent}
+     * @return the channels of {@code incoming} on the {@code inbox-kafka} connector whose method is not
+     *         {@code @Idempotent} ({@code INBOX0621E}): the connector runs a group's records one by one without a
+     *         transaction after a rollback, which only the inbox's own attempts make safe, so such a method would
+     *         fail on the same record for ever
+     */
+    public static List<String> inboxKafkaWithoutInbox(Config config, Collection<String> incoming,
+                                                      Collection<String> idempotent) {
+        List<String> channels = new ArrayList<>();
+        for (String channel : incoming) {
+            String connector = config.getOptionalValue("mp.messaging.incoming." + channel + ".connector",
+                    String.class).map(String::trim).orElse("");
+            if (connector.equals(InboxKafkaConnector.NAME) && !idempotent.contains(channel)) {
+                channels.add(channel);
             }
         }
         return channels;

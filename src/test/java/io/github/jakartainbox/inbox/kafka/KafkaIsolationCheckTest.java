@@ -83,4 +83,16 @@ class KafkaIsolationCheckTest {
         assertEquals(List.of("committed"), KafkaIsolationCheck.concurrencyWithoutTopic(config,
                 List.of(Consumers.class.getDeclaredMethods())));
     }
+
+    @Test
+    void anInboxKafkaChannelWithoutIdempotentIsFound() {
+        Config config = config(Map.of(
+                "mp.messaging.incoming.orders-billing.connector", "inbox-kafka",
+                "mp.messaging.incoming.orders-plain.connector", " inbox-kafka ",
+                "mp.messaging.incoming.orders-liberty.connector", "liberty-kafka"));
+        assertEquals(List.of("orders-plain"), KafkaIsolationCheck.inboxKafkaWithoutInbox(config,
+                List.of("orders-billing", "orders-liberty", "orders-plain", "no-connector"),
+                List.of("orders-billing")),
+                "the inbox-kafka channel without @Idempotent; liberty-kafka's and the idempotent one pass");
+    }
 }
