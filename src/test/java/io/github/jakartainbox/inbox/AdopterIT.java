@@ -80,10 +80,12 @@ class AdopterIT {
         while (names.find()) {
             exposed.add(names.group(1));
         }
-        Set<String> documented = documentedMetrics().stream().filter(n -> n.startsWith("inbox_"))
+        // the adopter's channel is liberty-kafka's: inbox-kafka's gauges are GroupedDeliveryIT's
+        Set<String> documented = documentedMetrics().stream()
+                .filter(n -> n.startsWith("inbox_") && !n.startsWith("inbox_kafka_"))
                 .collect(Collectors.toCollection(TreeSet::new));
         assertEquals(documented, exposed, "docs/observability.md's metrics table against an adopter's /metrics "
-                + "(no outbox jar in this WAR)");
+                + "(no outbox jar in this WAR, no inbox-kafka channel)");
         System.out.println("adopter metrics: " + metrics.lines().filter(l -> l.startsWith("inbox_")).toList());
     }
 

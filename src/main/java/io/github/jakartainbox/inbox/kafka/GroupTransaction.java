@@ -104,7 +104,7 @@ final class GroupTransaction {
         }
         if (group.failure() == null && emitted > 0) {
             try {
-                return commit(group, records.subList(0, emitted));
+                return commit(group, records.subList(0, emitted), start);
             } catch (Exception e) {
                 group.failed(e);
                 // a statement before the commit failed (the database gone): the transaction is still the thread's,
@@ -117,6 +117,7 @@ final class GroupTransaction {
                 return 0;
             }
         }
+        channel.figures().rolledBack();
         InboxMessage.INBOX0603W.log(settings.channel(), String.valueOf(emitted),
                 Failures.describe(group.failure()));
         return oneByOne(records.subList(0, emitted));
@@ -125,9 +126,11 @@ final class GroupTransaction {
     /**
      * Writes the group's offset rows and commits.
      *
+     * @param start {@link System#nanoTime()} when the group began
      * @return how many records are done: all, or none when the database lost rows (the partitions are sought back)
      */
-    private int commit(DeliveryGroup group, List<ConsumerRecord<Object, Object>> emitted) throws Exception {
+    private int commit(DeliveryGroup group, List<ConsumerRecord<Object, Object>> emitted, long start)
+            throws Exception {
         if (transaction.getStatus() == Status.STATUS_MARKED_ROLLBACK) {
             throw new IllegalStateException("the transaction was marked for rollback");
         }
@@ -137,11 +140,13 @@ final class GroupTransaction {
         Set<TopicPartition> found = store.advance(settings.groupId(), advances);
         if (!found.isEmpty()) {
             rollback(transaction);
+            channel.figures().rolledBack();
             lost.seekBack(found);
             halted = true;
             return 0;
         }
         transaction.commit();
+        channel.figures().committed(emitted.size(), System.nanoTime() - start);
         group.committed();
         offsets.wrote(advances);
         done(emitted);

@@ -56,6 +56,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
     private final Settings settings;
     private final ManagedThreadFactory threads;
     private final PollLoop loop;
+    private final ChannelFigures figures = new ChannelFigures();
 
     private final AtomicLong demand = new AtomicLong();
     private final Object signal = new Object();
@@ -77,6 +78,11 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
 
     Settings settings() {
         return settings;
+    }
+
+    /** @return what the channel's groups did since it started */
+    ChannelFigures figures() {
+        return figures;
     }
 
     // ---------------------------------------------------------------- Reactive Streams

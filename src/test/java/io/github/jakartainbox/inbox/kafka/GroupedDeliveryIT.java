@@ -326,6 +326,10 @@ class GroupedDeliveryIT {
         long processedBefore = Api.figure(channel, "processed");
         long retriesBefore = Api.figure(channel, "retries");
         long deadLettersBefore = Api.figure(channel, "deadLettered");
+        long rolledBackBefore = gauge("inbox_kafka_groups_rolled_back", channel);
+        long committedBefore = gauge("inbox_kafka_groups_committed", channel);
+        assertTrue(committedBefore >= 1 && gauge("inbox_kafka_group_records", channel) >= 8,
+                "the first 8 events' groups are in the channel's gauges");
         List<Event> again = new ArrayList<>(events);
         Event poison = SampleEvents.event(UUID.randomUUID().toString(), prefix + "-x-poison", "2.00", "EUR");
         again.add(poison);
@@ -343,6 +347,18 @@ class GroupedDeliveryIT {
         assertEquals(attempts - 1, Api.figure(channel, "retries") - retriesBefore,
                 "the poison event's retries, each counted once: its attempts (" + attempts + ") but the last; the "
                         + "group's failed try used none");
+        assertEquals(1, gauge("inbox_kafka_groups_rolled_back", channel) - rolledBackBefore,
+                "the group the poison event ended rolled back once (inbox_kafka_groups_rolled_back)");
+    }
+
+    /** @return an inbox-kafka gauge of the channel at /metrics, -1 when it is not there */
+    private static long gauge(String name, String channel) throws Exception {
+        String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create(TestEnv.url("/metrics?scope=application"))).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + name + "\\{[^}]*channel=\"" + channel
+                + "\"[^}]*\\} ([0-9.E+-]+)$").matcher(body);
+        return m.find() ? (long) Double.parseDouble(m.group(1)) : -1;
     }
 
     /**
