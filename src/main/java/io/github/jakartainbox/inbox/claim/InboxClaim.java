@@ -124,6 +124,10 @@ public class InboxClaim {
         CONFLICTING_PAYLOAD
     }
 
+    /** Per consumer: claim statements, events, nanoseconds ({@link #times}). */
+    private final java.util.Map<String, java.util.concurrent.atomic.LongAdder[]> times =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     @Inject
     InboxDatabase database;
     @Inject
@@ -164,6 +168,7 @@ public class InboxClaim {
         if (!transactions.isActive()) {
             throw new IllegalStateException(InboxMessage.INBOX0009E.format());
         }
+        long start = System.nanoTime();
         try (Connection connection = database.connection()) {
             Result result = claimOn(connection, consumer, eventId, fingerprint, month);
             if (result == Result.NEW) {
@@ -177,6 +182,8 @@ public class InboxClaim {
                 throw new UnprocessableEventException(InboxMessage.INBOX0232E.format(month), e);
             }
             throw e;
+        } finally {
+            timed(consumer, 1, start);
         }
     }
 
@@ -197,6 +204,7 @@ public class InboxClaim {
         if (!transactions.isActive()) {
             throw new IllegalStateException(InboxMessage.INBOX0009E.format());
         }
+        long start = System.nanoTime();
         try (Connection connection = database.connection()) {
             return claimAllOn(connection, consumer, claims);
         } catch (SQLException e) {
@@ -205,7 +213,37 @@ public class InboxClaim {
                         claims.stream().map(Claim::month).distinct().toList()), e);
             }
             throw e;
+        } finally {
+            timed(consumer, claims.size(), start);
         }
+    }
+
+    /**
+     * What a consumer's claims cost on this server since it started, for the metrics.
+     *
+     * @param statements claim statements run ({@link #claim}: one event; {@link #claimAll}: a group's)
+     * @param events     events those statements claimed or found
+     * @param nanos      time spent in them, connection included, in nanoseconds
+     */
+    public record Times(long statements, long events, long nanos) {
+    }
+
+    /**
+     * @param consumer the consumer name
+     * @return its claims' figures on this server since it started; zeros before its first claim
+     */
+    public Times times(String consumer) {
+        java.util.concurrent.atomic.LongAdder[] t = times.get(consumer);
+        return t == null ? new Times(0, 0, 0) : new Times(t[0].sum(), t[1].sum(), t[2].sum());
+    }
+
+    private void timed(String consumer, int events, long start) {
+        java.util.concurrent.atomic.LongAdder[] t = times.computeIfAbsent(consumer, c -> new java.util.concurrent
+                .atomic.LongAdder[] {new java.util.concurrent.atomic.LongAdder(),
+                new java.util.concurrent.atomic.LongAdder(), new java.util.concurrent.atomic.LongAdder()});
+        t[0].increment();
+        t[1].add(events);
+        t[2].add(System.nanoTime() - start);
     }
 
     /**

@@ -4,6 +4,7 @@ import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InboxStatistics;
 import io.github.jakartainbox.inbox.InboxStatistics.ConsumerFigures;
 import io.github.jakartainbox.inbox.InboxStatistics.PurgeStatus;
+import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.spi.Gauges;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
@@ -38,6 +39,8 @@ public class MetricsPublisher {
     MetricsExtension extension;
     @Inject
     Event<Gauges> others;
+    @Inject
+    InboxClaim claims;
 
     private volatile long readAt;
     private volatile Map<String, ConsumerFigures> figures = Map.of();
@@ -64,6 +67,12 @@ public class MetricsPublisher {
             consumerGauge(gauges, "inbox.redrives.for.others.skipped",
                     "Re-driven records aimed at another consumer that this server skipped since it started.",
                     consumer, ConsumerFigures::redrivesForOthersSkipped);
+            claimGauge(gauges, "inbox.claim.statements", "Claim statements this server ran since it started (one per "
+                    + "event, or one per group of inbox-kafka).", consumer, InboxClaim.Times::statements);
+            claimGauge(gauges, "inbox.claim.events", "Events those claim statements claimed or found claimed.",
+                    consumer, InboxClaim.Times::events);
+            claimGauge(gauges, "inbox.claim.millis", "Milliseconds spent in claim statements since this server "
+                    + "started, connection included.", consumer, t -> t.nanos() / 1_000_000);
             consumerGauge(gauges, "inbox.redrive.aims.rejected",
                     "Records naming a re-drive the database did not confirm, since this server started.", consumer,
                     ConsumerFigures::redriveAimsRejected);
@@ -85,6 +94,11 @@ public class MetricsPublisher {
             ConsumerFigures f = figures().get(consumer);
             return f == null ? 0L : value.applyAsLong(f);
         });
+    }
+
+    private void claimGauge(Gauges gauges, String name, String description, String consumer,
+                            ToLongFunction<InboxClaim.Times> value) {
+        gauges.gauge(name, description, Map.of("consumer", consumer), () -> value.applyAsLong(claims.times(consumer)));
     }
 
     private void gauge(String name, String description, Map<String, String> tags, LongSupplier value) {
