@@ -21,6 +21,21 @@ import java.util.stream.Stream;
  */
 public final class Markdown {
 
+    /** @return the metric names of docs/observability.md's metrics table, as Prometheus shows them */
+    public static List<String> documentedMetrics() {
+        List<String> names = new ArrayList<>();
+        try {
+            Matcher row = Pattern.compile("(?m)^\\| `((?:inbox|outbox)_[a-z_]+)` \\|").matcher(
+                    Files.readString(Path.of("docs/observability.md")));
+            while (row.find()) {
+                names.add(row.group(1));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return names;
+    }
+
     /** The front page and every page under docs/. */
     public static List<Path> pages() {
         List<Path> pages = new ArrayList<>(List.of(Path.of("README.md")));

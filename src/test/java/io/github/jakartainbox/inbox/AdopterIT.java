@@ -81,7 +81,7 @@ class AdopterIT {
             exposed.add(names.group(1));
         }
         // the adopter's channel is liberty-kafka's: inbox-kafka's gauges are GroupedDeliveryIT's
-        Set<String> documented = documentedMetrics().stream()
+        Set<String> documented = io.github.jakartainbox.docs.Markdown.documentedMetrics().stream()
                 .filter(n -> n.startsWith("inbox_") && !n.startsWith("inbox_kafka_"))
                 .collect(Collectors.toCollection(TreeSet::new));
         assertEquals(documented, exposed, "docs/observability.md's metrics table against an adopter's /metrics "
@@ -97,17 +97,6 @@ class AdopterIT {
                 "the jar's monthly migration partitioned the inbox");
         assertEquals(List.of(), server.logLines(l -> l.toLowerCase(java.util.Locale.ROOT).contains("metric")),
                 "no word of metrics from a server without mpMetrics");
-    }
-
-    /** @return the metric names of docs/observability.md's metrics table */
-    static List<String> documentedMetrics() throws java.io.IOException {
-        List<String> names = new ArrayList<>();
-        Matcher row = Pattern.compile("(?m)^\\| `((?:inbox|outbox)_[a-z_]+)` \\|").matcher(
-                Files.readString(Path.of("docs/observability.md")));
-        while (row.find()) {
-            names.add(row.group(1));
-        }
-        return names;
     }
 
     private String metrics() throws Exception {

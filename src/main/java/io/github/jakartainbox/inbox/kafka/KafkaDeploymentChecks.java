@@ -17,7 +17,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /**
  * The Kafka capability's deployment checks of the {@code @Idempotent} methods that {@link IdempotentExtension}
  * found: a {@code concurrency} channel without a {@code topic} fails the deployment (INBOX0609E), and so does an
- * {@code inbox-kafka} channel whose method is not {@code @Idempotent} (INBOX0621E); a channel that
+ * {@code inbox-kafka} channel in groups whose method is not {@code @Idempotent} (INBOX0621E); a channel that
  * reads uncommitted records (INBOX0012W) and a Kafka client with a known unsafe version (INBOX0014W) are warned of.
  */
 public class KafkaDeploymentChecks implements Extension {
@@ -34,8 +34,8 @@ public class KafkaDeploymentChecks implements Extension {
         }
         IdempotentChannels channels = beans.getExtension(IdempotentChannels.class);
         KafkaIsolationCheck.inboxKafkaWithoutInbox(config, channels.incomingChannels(),
-                channels.consumerByChannel().keySet()).forEach(channel -> {
-                    String problem = InboxMessage.INBOX0621E.format(channel);
+                channels.consumerByChannel().keySet()).forEach(found -> {
+                    String problem = InboxMessage.INBOX0621E.format(found.channel(), found.maxGroupSize());
                     InboxLog.LOG.severe(problem);
                     event.addDeploymentProblem(new DeploymentException(problem));
                 });

@@ -90,22 +90,41 @@ public final class KafkaIsolationCheck {
     }
 
     /**
+     * A channel of {@code inbox-kafka} whose method has no inbox, and the group size it is configured with.
+     *
+     * @param channel      the channel
+     * @param maxGroupSize its {@code group.max-size}, as configured (the connector checks the value itself)
+     */
+    public record WithoutInbox(String channel, String maxGroupSize) {
+    }
+
+    /**
      * @param config     the MicroProfile Config the connectors read their attributes from
      * @param incoming   every {@code @Incoming} channel of the application
      * @param idempotent the channels whose method is {@code @Idempotent}
      * @return the channels of {@code incoming} on the {@code inbox-kafka} connector whose method is not
-     *         {@code @Idempotent} ({@code INBOX0621E}): the connector runs a group's records one by one without a
-     *         transaction after a rollback, which only the inbox's own attempts make safe, so such a method would
-     *         fail on the same record for ever
+     *         {@code @Idempotent} and whose {@code group.max-size} (on the channel or the connector, default 100) is
+     *         above 1 ({@code INBOX0621E}): such a method runs inside the group's transaction, but after a rollback
+     *         alone with none, where a method writing through JPA fails on the same record for ever. With
+     *         {@code group.max-size=1} the connector serves such a method for its offsets only, and the method
+     *         keeps its own transactions and failures (docs/using-the-library.md)
      */
-    public static List<String> inboxKafkaWithoutInbox(Config config, Collection<String> incoming,
-                                                      Collection<String> idempotent) {
-        List<String> channels = new ArrayList<>();
+    public static List<WithoutInbox> inboxKafkaWithoutInbox(Config config, Collection<String> incoming,
+                                                            Collection<String> idempotent) {
+        List<WithoutInbox> channels = new ArrayList<>();
         for (String channel : incoming) {
             String connector = config.getOptionalValue("mp.messaging.incoming." + channel + ".connector",
                     String.class).map(String::trim).orElse("");
-            if (connector.equals(InboxKafkaConnector.NAME) && !idempotent.contains(channel)) {
-                channels.add(channel);
+            if (!connector.equals(InboxKafkaConnector.NAME) || idempotent.contains(channel)) {
+                continue;
+            }
+            String size = config.getOptionalValue("mp.messaging.incoming." + channel + ".group.max-size", String.class)
+                    .or(() -> config.getOptionalValue("mp.messaging.connector." + connector + ".group.max-size",
+                            String.class))
+                    .map(String::trim).filter(v -> !v.isEmpty())
+                    .orElse(ChannelAttributes.GROUP_MAX_SIZE.defaultText().orElseThrow());
+            if (!size.equals("1")) {
+                channels.add(new WithoutInbox(channel, size));
             }
         }
         return channels;

@@ -163,8 +163,8 @@ public enum InboxMessage implements CataloguedMessage {
     INBOX0619I(Level.INFO, "Channel {0}: topic {1} exists again (topic id {2}, {3} partitions)."),
     INBOX0620E(Level.SEVERE, "Channel {0}: the message at {1} failed {2} times in a row ({3}); it is delivered "
             + "again every {4} ms, and this is said again at {5}."),
-    INBOX0621E(Level.SEVERE, "Channel {0} uses connector inbox-kafka, but its @Incoming method is not @Idempotent: no "
-            + "inbox would claim its events. Annotate the method, or use liberty-kafka."),
+    INBOX0621E(Level.SEVERE, "Channel {0} (inbox-kafka, group.max-size {1}): its method is not @Idempotent, "
+            + "so after a rollback records run with no transaction. Annotate it, or set group.max-size=1."),
 
     INBOX0701E(Level.SEVERE, "Cannot read {0}: the method does not take a jakarta.jms.Message parameter."),
     INBOX0702E(Level.SEVERE, "JMS property ''{0}'' holds a {1}, not a string."),

@@ -85,14 +85,29 @@ class KafkaIsolationCheckTest {
     }
 
     @Test
-    void anInboxKafkaChannelWithoutIdempotentIsFound() {
+    void anInboxKafkaChannelInGroupsWithoutIdempotentIsFound() {
         Config config = config(Map.of(
                 "mp.messaging.incoming.orders-billing.connector", "inbox-kafka",
                 "mp.messaging.incoming.orders-plain.connector", " inbox-kafka ",
+                "mp.messaging.incoming.orders-sized.connector", "inbox-kafka",
+                "mp.messaging.incoming.orders-sized.group.max-size", "10",
+                "mp.messaging.incoming.orders-status.connector", "inbox-kafka",
+                "mp.messaging.incoming.orders-status.group.max-size", " 1 ",
                 "mp.messaging.incoming.orders-liberty.connector", "liberty-kafka"));
-        assertEquals(List.of("orders-plain"), KafkaIsolationCheck.inboxKafkaWithoutInbox(config,
-                List.of("orders-billing", "orders-liberty", "orders-plain", "no-connector"),
-                List.of("orders-billing")),
-                "the inbox-kafka channel without @Idempotent; liberty-kafka's and the idempotent one pass");
+        assertEquals(List.of(new KafkaIsolationCheck.WithoutInbox("orders-plain", "100"),
+                        new KafkaIsolationCheck.WithoutInbox("orders-sized", "10")),
+                KafkaIsolationCheck.inboxKafkaWithoutInbox(config, List.of("orders-billing", "orders-liberty",
+                        "orders-plain", "orders-sized", "orders-status", "no-connector"), List.of("orders-billing")),
+                "in groups without @Idempotent (the default size is 100); the idempotent channel, the one at "
+                        + "group.max-size=1 (offsets only) and liberty-kafka's pass");
+    }
+
+    @Test
+    void theConnectorWideGroupSizeCounts() {
+        Config config = config(Map.of(
+                "mp.messaging.incoming.orders-status.connector", "inbox-kafka",
+                "mp.messaging.connector.inbox-kafka.group.max-size", "1"));
+        assertEquals(List.of(), KafkaIsolationCheck.inboxKafkaWithoutInbox(config, List.of("orders-status"),
+                List.of()));
     }
 }
