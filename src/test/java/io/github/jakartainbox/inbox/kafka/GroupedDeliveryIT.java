@@ -351,11 +351,28 @@ class GroupedDeliveryIT {
                 "the group the poison event ended rolled back once (inbox_kafka_groups_rolled_back)");
     }
 
-    /** @return an inbox-kafka gauge of the channel at /metrics, -1 when it is not there */
-    private static long gauge(String name, String channel) throws Exception {
-        String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+    /** The example has every part of the library (the inbox, inbox-kafka channels, the outbox): all its gauges. */
+    @Test
+    void everyMetricOfTheDocsTableIsExposedAndNoOther() throws Exception {
+        java.util.Set<String> exposed = new java.util.TreeSet<>();
+        java.util.regex.Matcher names = java.util.regex.Pattern.compile("(?m)^((?:inbox|outbox)_[a-z_]+)[{ ]")
+                .matcher(metrics());
+        while (names.find()) {
+            exposed.add(names.group(1));
+        }
+        assertEquals(new java.util.TreeSet<>(io.github.jakartainbox.docs.Markdown.documentedMetrics()), exposed,
+                "docs/observability.md's metrics table against the example's /metrics");
+    }
+
+    private static String metrics() throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
                 java.net.URI.create(TestEnv.url("/metrics?scope=application"))).build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** @return an inbox-kafka gauge of the channel at /metrics, -1 when it is not there */
+    private static long gauge(String name, String channel) throws Exception {
+        String body = metrics();
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + name + "\\{[^}]*channel=\"" + channel
                 + "\"[^}]*\\} ([0-9.E+-]+)$").matcher(body);
         return m.find() ? (long) Double.parseDouble(m.group(1)) : -1;
