@@ -75,6 +75,24 @@ class LibertyRestartIT {
     }
 
     /**
+     * A method without {@code @Idempotent} on an {@code inbox-kafka} channel run in groups fails the deployment
+     * naming the channel and its group size (INBOX0621E): after a rollback its records would run without a
+     * transaction. The example's orders-status consumer is such a method at {@code group.max-size=1}; raised to 10
+     * by the environment, the application does not start.
+     */
+    @Test
+    void aGroupedChannelWhoseMethodHasNoInboxFailsTheDeployment() throws Exception {
+        serverEnvironment = ownChannels(Map.of("DB_NAME", PLAIN_DB,
+                "MP_MESSAGING_INCOMING_ORDERS_STATUS_GROUP_MAX_SIZE", "10"));
+        BillingServer.run("start", serverEnvironment);
+        String log = Waiting.lastValue(Waiting.await("the application's start or its failure").atMost(WAIT),
+                () -> Files.readString(BillingServer.log()),
+                text -> text.contains("CWWKZ0002E") || text.contains("CWWKZ0001I"));
+        assertTrue(log.contains("INBOX0621E: Channel orders-status (inbox-kafka, group.max-size 10)"), log);
+        assertTrue(log.contains("CWWKZ0002E") && !log.contains("CWWKZ0001I"), "the application did not start");
+    }
+
+    /**
      * A service started while its database refuses connections (a fresh database with {@code ALLOW_CONNECTIONS
      * false}, as during an outage) starts anyway, says so (INBOX0013W, BILLING0212W), reports readiness DOWN and keeps
      * its deliveries unacknowledged; once the database answers it migrates both schemas and processes every event
