@@ -27,7 +27,7 @@ public class TransactionPaths implements DeliveryPath {
     @Inject
     OwnTransactionPath own;
     /** {@link #enclosing}, resolved at the first delivery. */
-    private volatile List<DeliveryPath.Enclosing> connectors;
+    volatile List<DeliveryPath.Enclosing> connectors;
 
     @Override
     public Object deliver(DeliveryCall call) throws Exception {
