@@ -3,6 +3,7 @@ package io.github.jakartainbox.inbox.claim;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.incoming.Delivery;
+import java.time.LocalDate;
 
 /**
  * The key a delivery is claimed under, (event id, fingerprint, month), made by {@link #of} alone: the one place a
@@ -73,7 +74,7 @@ public final class ClaimKey {
     public InboxClaim.Claim claim() {
         if (claim == null) {
             String id = eventId();
-            java.time.LocalDate month = inbox.partitionMonth(consumer, delivery, id);
+            LocalDate month = inbox.partitionMonth(consumer, delivery, id);
             claim = new InboxClaim.Claim(id, consumer.fingerprint(delivery), month);
         }
         return claim;

@@ -13,10 +13,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 /**
- * The steps every delivery path takes around its claim in the same way (one message in its own transaction, a message-driven bean's
- * delivery): the event id and month read once, a delivery whose id or month is unusable dead-lettered; a skipped
- * duplicate counted and logged; a wait that uses no attempt counted and logged by its kind. Each path keeps what
- * differs: its transaction, its dead-letter writer, its acknowledgement.
+ * The steps every delivery path takes around its claim in the same way (one message in its own transaction, a
+ * message-driven bean's delivery): the claim key read, a delivery whose id or month is unusable dead-lettered; a
+ * skipped duplicate counted and logged; a wait that uses no attempt counted and logged by its kind. Each path keeps
+ * what differs: its transaction, its dead-letter writer, its acknowledgement.
  */
 @ApplicationScoped
 public class DeliverySteps {

@@ -42,7 +42,8 @@ public class CallerTransactionPath implements DeliveryPath {
             return call.notCalled();
         }
         Object result = call.context().proceed();
-        call.span().outcome(DeliveryOutcome.PROCESSED, null); // as far as the inbox knows: the caller's transaction commits
+        // as far as the inbox knows: the caller's transaction commits
+        call.span().outcome(DeliveryOutcome.PROCESSED, null);
         return result;
     }
 }

@@ -59,8 +59,9 @@ public class IdempotentInterceptor {
         // tracing (docs/observability.md, "Tracing"): DeliverySpan.NONE, shared and stateless, while OpenTelemetry is not in use
         DeliverySpan span = tracing.start(consumer.name(), method, delivery.message());
         try {
+            ClaimKey key = ClaimKey.of(consumer, delivery, inbox);
             return paths.computeIfAbsent(method, m -> pathOf(delivery))
-                    .deliver(new DeliveryCall(context, consumer, delivery, span, ClaimKey.of(consumer, delivery, inbox)));
+                    .deliver(new DeliveryCall(context, consumer, delivery, span, key));
         } catch (Exception | Error failure) {
             span.outcome(DeliveryOutcome.RETRIED, failure); // left unacknowledged: delivered again
             throw failure;

@@ -53,7 +53,8 @@ public class RedriveAims {
         Message<?> carrier = RedriveAim.carrier(call.delivery());
         String aim = RedriveAim.aimedAt(carrier);
         String consumer = call.consumer().name();
-        if (aim == null || aim.equals(consumer) || !confirmed(call.consumer(), call.key(), carrier, aim, inTransaction)) {
+        if (aim == null || aim.equals(consumer)
+                || !confirmed(call.consumer(), call.key(), carrier, aim, inTransaction)) {
             return false;
         }
         // a re-drive for another consumer of the topic, confirmed by its dead letter: no claim, no effect

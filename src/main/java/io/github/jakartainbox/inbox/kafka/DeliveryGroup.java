@@ -4,9 +4,10 @@ package io.github.jakartainbox.inbox.kafka;
 /**
  * The group of deliveries the {@code inbox-kafka} connector is running in one JTA transaction on the calling thread
  * ({@code InboxKafkaConnector}, {@code group.max-size} above 1). While one is set, the interceptor hands each
- * delivery to {@link GroupPath}, which joins the group's transaction and reports a failure here instead of retrying or dead-lettering: the connector then
- * rolls the whole group back and hands each of its messages to the interceptor again, one by one, outside any
- * transaction (the per-message path with its retries, dead letters and fingerprints).
+ * delivery to {@link GroupPath}, which joins the group's transaction and reports a failure here instead of retrying
+ * or dead-lettering: the connector then rolls the whole group back and hands each of its messages to the interceptor
+ * again, one by one, outside any transaction (the own-transaction path with its retries, dead letters and
+ * fingerprints).
  */
 public final class DeliveryGroup {
 

@@ -67,7 +67,8 @@ public class GroupPath implements DeliveryPath.Enclosing {
             switch (result) {
                 case NEW -> {
                     call.proceed();
-                    call.span().outcome(DeliveryOutcome.PROCESSED, null); // as far as the inbox knows: the group commits
+                    // as far as the inbox knows: the group commits
+                    call.span().outcome(DeliveryOutcome.PROCESSED, null);
                 }
                 case DUPLICATE -> {
                     call.span().outcome(DeliveryOutcome.DUPLICATE, null);

@@ -71,9 +71,8 @@ class RedriveAimsTest {
     }
 
     private boolean confirmed(Message<?> carrier, boolean inTransaction) throws Exception {
-        return aims.confirmed(billing, ClaimKey.of(billing, new Delivery(carrier.getPayload(), carrier, 0), null), carrier,
-                "analytics",
-                inTransaction);
+        ClaimKey key = ClaimKey.of(billing, new Delivery(carrier.getPayload(), carrier, 0), null);
+        return aims.confirmed(billing, key, carrier, "analytics", inTransaction);
     }
 
     @Test
