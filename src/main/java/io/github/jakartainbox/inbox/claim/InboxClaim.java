@@ -108,7 +108,13 @@ public class InboxClaim {
             return month == null ? eventId : eventId + '\u0000' + month;
         }
 
-        boolean sameAs(String otherId, byte[] otherFingerprint, LocalDate otherMonth) {
+        /**
+         * @param otherId          an event id
+         * @param otherFingerprint a fingerprint, {@code null} when not kept
+         * @param otherMonth       a month, {@code null} unless partitioned
+         * @return whether they are this key's
+         */
+        public boolean sameAs(String otherId, byte[] otherFingerprint, LocalDate otherMonth) {
             return eventId.equals(otherId) && java.util.Objects.equals(month, otherMonth)
                     && Arrays.equals(fingerprint, otherFingerprint);
         }
@@ -254,7 +260,7 @@ public class InboxClaim {
      * @param claims   the events the group processed (each one that {@link #claimAll} found {@code NEW})
      * @throws SQLException when the statement fails; the transaction must then roll back
      */
-    void resolveDeadLetters(String consumer, java.util.List<Claim> claims) throws SQLException {
+    public void resolveDeadLetters(String consumer, java.util.List<Claim> claims) throws SQLException {
         if (claims.isEmpty()) {
             return;
         }
@@ -272,7 +278,7 @@ public class InboxClaim {
      * @param claims   the events to give back (each one that {@link #claimAll} found {@code NEW})
      * @throws SQLException when the statement fails; the transaction must then roll back
      */
-    void release(String consumer, java.util.List<Claim> claims) throws SQLException {
+    public void release(String consumer, java.util.List<Claim> claims) throws SQLException {
         if (claims.isEmpty()) {
             return;
         }

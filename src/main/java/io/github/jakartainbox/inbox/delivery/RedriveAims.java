@@ -2,12 +2,13 @@ package io.github.jakartainbox.inbox.delivery;
 
 import io.github.jakartainbox.inbox.InboxStatistics;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
-import io.github.jakartainbox.inbox.incoming.Delivery;
+import io.github.jakartainbox.inbox.claim.ClaimKey;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
+import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
@@ -38,8 +39,34 @@ public class RedriveAims {
     private final Map<String, Long> lastLogged = new ConcurrentHashMap<>();
 
     /**
+     * Whether a delivery is a re-drive aimed at another consumer that the database confirms: it is then skipped
+     * without a claim and logged ({@code INBOX0104I}), its span ended as aimed elsewhere; the caller counts it when
+     * its transaction commits and settles the delivery.
+     *
+     * @param call          the delivery
+     * @param inTransaction whether a transaction is active ({@link #confirmed})
+     * @return whether the delivery is to be skipped
+     * @throws SQLException in a transaction, when the database cannot be read
+     * @throws InterruptedException when interrupted while waiting for the database
+     */
+    public boolean aimedElsewhere(DeliveryCall call, boolean inTransaction) throws SQLException, InterruptedException {
+        Message<?> carrier = RedriveAim.carrier(call.delivery());
+        String aim = RedriveAim.aimedAt(carrier);
+        String consumer = call.consumer().name();
+        if (aim == null || aim.equals(consumer)
+                || !confirmed(call.consumer(), call.key(), carrier, aim, inTransaction)) {
+            return false;
+        }
+        // a re-drive for another consumer of the topic, confirmed by its dead letter: no claim, no effect
+        InboxMessage.INBOX0104I.log(consumer, String.valueOf(carrier), String.valueOf(RedriveAim.deadLetterOf(carrier)),
+                aim);
+        call.span().outcome(DeliveryOutcome.AIMED_ELSEWHERE, null);
+        return true;
+    }
+
+    /**
      * @param consumer      the consumer the record was delivered to
-     * @param delivery      the delivery
+     * @param key           the delivery's claim key, whose event id the dead letter must name
      * @param carrier       the Kafka record's message
      * @param aim           the consumer named by the record's aim header, not {@code consumer}'s own name
      * @param inTransaction whether a transaction is active: a database failure is then thrown to its owner; outside
@@ -49,14 +76,14 @@ public class RedriveAims {
      * @throws SQLException in a transaction, when the database cannot be read
      * @throws InterruptedException when interrupted while waiting for the database
      */
-    boolean confirmed(ConsumerSettings consumer, Delivery delivery, Message<?> carrier, String aim,
+    boolean confirmed(ConsumerSettings consumer, ClaimKey key, Message<?> carrier, String aim,
                       boolean inTransaction) throws SQLException, InterruptedException {
         String named = RedriveAim.deadLetterOf(carrier);
         Long id = deadLetterId(named);
         String eventId = null;
         if (id != null) {
             try {
-                eventId = consumer.eventId(delivery);
+                eventId = key.eventId();
             } catch (RuntimeException unusable) {
                 // no usable event id: no re-drive can carry such a record (INBOX0226E); processed, it is dead-lettered
             }

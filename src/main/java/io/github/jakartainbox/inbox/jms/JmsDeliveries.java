@@ -3,13 +3,15 @@ package io.github.jakartainbox.inbox.jms;
 import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InboxStatistics;
 import io.github.jakartainbox.inbox.incoming.Delivery;
+import io.github.jakartainbox.inbox.claim.ClaimKey;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
 import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterStore;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
+import io.github.jakartainbox.inbox.delivery.DeliveryCall;
 import io.github.jakartainbox.inbox.delivery.DeliveryPath;
-import io.github.jakartainbox.inbox.delivery.DeliverySteps;
+import io.github.jakartainbox.inbox.claim.DeliverySteps;
 import io.github.jakartainbox.inbox.consumer.InboxConsumers;
 import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
 import io.github.jakartainbox.inbox.failure.FailureKind;
@@ -61,7 +63,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * (only {@link JmsMessages} does), so the library loads on servers without a messaging feature.
  */
 @ApplicationScoped
-public class JmsDeliveries implements DeliveryPath {
+public class JmsDeliveries implements DeliveryPath.Transport {
 
     /** The most messages whose failures are remembered at once; the oldest are forgotten first. */
     static final int MAX_TRACKED = 10_000;
@@ -103,23 +105,23 @@ public class JmsDeliveries implements DeliveryPath {
 
     private final Map<java.lang.reflect.Method, Duration> outageWaits = new ConcurrentHashMap<>();
 
-    /**
-     * @param context  the intercepted {@code onMessage}
-     * @param consumer the consumer's settings
-     * @param delivery the delivery, {@link Delivery#jms()} set
-     * @param span     the delivery's trace span ({@link DeliverySpan#NONE} without tracing)
-     * @return the method's result, {@code null} when it was not called
-     * @throws IllegalStateException (INBOX0706E) when no JTA transaction is active
-     */
+    /** @return whether the delivery carries a JMS message: a message-driven bean's {@code onMessage} */
     @Override
     public boolean takes(Delivery delivery) {
         return delivery.jms() != null;
     }
 
+    /**
+     * @param call the intercepted {@code onMessage}, its delivery's {@link Delivery#jms()} set
+     * @return the method's result, {@code null} when it was not called
+     * @throws IllegalStateException (INBOX0706E) when no JTA transaction is active
+     */
     @Override
-    public Object deliver(InvocationContext context, ConsumerSettings consumer, Delivery jmsDelivery, DeliverySpan span)
-            throws Exception {
-        Delivery delivery = JmsMessages.withBody(jmsDelivery);
+    public Object deliver(DeliveryCall call) throws Exception {
+        InvocationContext context = call.context();
+        ConsumerSettings consumer = call.consumer();
+        DeliverySpan span = call.span();
+        Delivery delivery = JmsMessages.withBody(call.delivery());
         if (!transactions.active()) {
             throw new IllegalStateException(InboxMessage.INBOX0706E.format(consumer.name(),
                     context.getMethod().getDeclaringClass().getName() + "." + context.getMethod().getName()));
@@ -139,14 +141,13 @@ public class JmsDeliveries implements DeliveryPath {
         }
         DeliverySteps.DeadLetters deadLetters = (id, reason, attempts) ->
                 deadLetter(consumer, id, delivery, messageId, reason, attempts);
-        DeliverySteps.Event event = steps.identify(consumer, delivery, span, deadLetters);
+        InboxClaim.Claim event = steps.identify(consumer, ClaimKey.of(consumer, delivery, inbox), span, deadLetters);
         if (event == null) {
             return null;
         }
         String eventId = event.eventId();
         try {
-            InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, consumer.fingerprint(delivery),
-                    event.month());
+            InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, event.fingerprint(), event.month());
             if (claim != InboxClaim.Result.NEW) {
                 failing.remove(key);
                 span.outcome(steps.skipped(consumer, eventId, claim, deadLetters), null);

@@ -1,6 +1,5 @@
 package io.github.jakartainbox.inbox.kafka;
 
-import io.github.jakartainbox.inbox.claim.DeliveryGroup;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.logging.InboxLog;

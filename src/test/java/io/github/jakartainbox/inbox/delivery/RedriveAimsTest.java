@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.inbox.InboxStatistics;
+import io.github.jakartainbox.inbox.claim.ClaimKey;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
@@ -70,8 +71,8 @@ class RedriveAimsTest {
     }
 
     private boolean confirmed(Message<?> carrier, boolean inTransaction) throws Exception {
-        return aims.confirmed(billing, new Delivery(carrier.getPayload(), carrier, 0), carrier, "analytics",
-                inTransaction);
+        ClaimKey key = ClaimKey.of(billing, new Delivery(carrier.getPayload(), carrier, 0), null);
+        return aims.confirmed(billing, key, carrier, "analytics", inTransaction);
     }
 
     @Test

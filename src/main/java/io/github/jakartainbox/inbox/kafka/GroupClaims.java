@@ -1,5 +1,7 @@
-package io.github.jakartainbox.inbox.claim;
+package io.github.jakartainbox.inbox.kafka;
 
+import io.github.jakartainbox.inbox.claim.ClaimKey;
+import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.incoming.RedriveAim;
@@ -62,9 +64,7 @@ public final class GroupClaims implements DeliveryGroup.Claims {
             Delivery delivery = Delivery.predicted(method, message);
             predicted.add(delivery);
             try {
-                String eventId = consumer.eventId(delivery);
-                claims.add(new InboxClaim.Claim(eventId, consumer.fingerprint(delivery),
-                        inbox.partitionMonth(consumer, delivery, eventId)));
+                claims.add(ClaimKey.of(consumer, delivery, inbox).claim());
             } catch (RuntimeException e) {
                 return null;
             }

@@ -1,9 +1,10 @@
-package io.github.jakartainbox.inbox.claim;
+package io.github.jakartainbox.inbox.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Message;

@@ -1,12 +1,13 @@
-package io.github.jakartainbox.inbox.claim;
+package io.github.jakartainbox.inbox.kafka;
 
 
 /**
  * The group of deliveries the {@code inbox-kafka} connector is running in one JTA transaction on the calling thread
- * ({@code InboxKafkaConnector}, {@code group.max-size} above 1). While one is set, {@code IdempotentInterceptor}
- * joins the group's transaction and reports a failure here instead of retrying or dead-lettering: the connector then
- * rolls the whole group back and hands each of its messages to the interceptor again, one by one, outside any
- * transaction (the per-message path with its retries, dead letters and fingerprints).
+ * ({@code InboxKafkaConnector}, {@code group.max-size} above 1). While one is set, the interceptor hands each
+ * delivery to {@link GroupPath}, which joins the group's transaction and reports a failure here instead of retrying
+ * or dead-lettering: the connector then rolls the whole group back and hands each of its messages to the interceptor
+ * again, one by one, outside any transaction (the own-transaction path with its retries, dead letters and
+ * fingerprints).
  */
 public final class DeliveryGroup {
 
@@ -15,7 +16,7 @@ public final class DeliveryGroup {
     private static final ThreadLocal<DeliveryGroup> CURRENT = new ThreadLocal<>();
 
     /**
-     * The interceptor's claim of the whole group ({@code IdempotentInterceptor}): made at the group's first delivery,
+     * The claim of the whole group ({@link GroupClaims}, made by {@link GroupPath}): made at the group's first delivery,
      * consulted by the others; {@code null} until then, or for good when the group is claimed message by message.
      */
     interface Claims {

@@ -1,10 +1,8 @@
-package io.github.jakartainbox.inbox.delivery;
+package io.github.jakartainbox.inbox.claim;
 
 import io.github.jakartainbox.inbox.InboxStatistics;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
-import io.github.jakartainbox.inbox.incoming.Delivery;
-import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.failure.Failures;
@@ -13,13 +11,12 @@ import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import io.github.jakartainbox.inbox.spi.DeliverySpan;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.time.LocalDate;
 
 /**
- * The steps every delivery path takes in the same way (one message in its own transaction, a message-driven bean's
- * delivery): the event id and month read once, a delivery whose id or month is unusable dead-lettered; a skipped
- * duplicate counted and logged; a wait that uses no attempt counted and logged by its kind. Each path keeps what
- * differs: its transaction, its dead-letter writer, its acknowledgement.
+ * The steps every delivery path takes around its claim in the same way (one message in its own transaction, a
+ * message-driven bean's delivery): the claim key read, a delivery whose id or month is unusable dead-lettered; a
+ * skipped duplicate counted and logged; a wait that uses no attempt counted and logged by its kind. Each path keeps
+ * what differs: its transaction, its dead-letter writer, its acknowledgement.
  */
 @ApplicationScoped
 public class DeliverySteps {
@@ -36,32 +33,25 @@ public class DeliverySteps {
         void deadLetter(String eventId, Throwable reason, int attempts) throws Exception;
     }
 
-    /**
-     * A delivery's event as the inbox claims it.
-     *
-     * @param eventId the event id
-     * @param month   the event month of its inbox row ({@code null} unless the inbox is partitioned)
-     */
-    public record Event(String eventId, LocalDate month) {
-    }
-
-    @Inject
-    InboxClaim inbox;
     @Inject
     InboxStatistics statistics;
 
     /**
-     * Reads the delivery's event id and month. A delivery without a usable id ({@code INBOX0204E}), or whose month
-     * cannot be read, is dead-lettered and its span ended as dead-lettered.
+     * Reads the delivery's claim key. A delivery without a usable id ({@code INBOX0204E}), or whose month cannot be
+     * read, is dead-lettered and its span ended as dead-lettered.
      *
-     * @return the event, or {@code null} when the delivery was dead-lettered
+     * @param consumer    the consumer's settings
+     * @param key         the delivery's claim key ({@link ClaimKey#of})
+     * @param span        the delivery's trace span
+     * @param deadLetters how the calling path records a dead letter
+     * @return the key's event id, fingerprint and month, or {@code null} when the delivery was dead-lettered
      * @throws Exception what {@code deadLetters} throws
      */
-    public Event identify(ConsumerSettings consumer, Delivery delivery, DeliverySpan span, DeadLetters deadLetters)
-            throws Exception {
+    public InboxClaim.Claim identify(ConsumerSettings consumer, ClaimKey key, DeliverySpan span,
+                                     DeadLetters deadLetters) throws Exception {
         String eventId;
         try {
-            eventId = consumer.eventId(delivery);
+            eventId = key.eventId();
         } catch (RuntimeException e) {
             // InvalidEventIdException, or anything else reading the id threw: never let it reach the connector
             InboxMessage.INBOX0204E.log(consumer.name(), Failures.describe(e));
@@ -71,7 +61,7 @@ public class DeliverySteps {
         }
         span.eventId(eventId);
         try {
-            return new Event(eventId, inbox.partitionMonth(consumer, delivery, eventId));
+            return key.claim();
         } catch (UnprocessableEventException e) {
             deadLetters.deadLetter(eventId, e, 0);
             span.outcome(DeliveryOutcome.DEAD_LETTERED, e);

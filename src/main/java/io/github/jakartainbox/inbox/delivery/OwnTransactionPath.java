@@ -1,0 +1,199 @@
+package io.github.jakartainbox.inbox.delivery;
+
+import io.github.jakartainbox.inbox.InboxStatistics;
+import io.github.jakartainbox.inbox.UnprocessableEventException;
+import io.github.jakartainbox.inbox.claim.DeliverySteps;
+import io.github.jakartainbox.inbox.claim.InboxClaim;
+import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
+import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
+import io.github.jakartainbox.inbox.database.InboxTransactions;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterStore;
+import io.github.jakartainbox.inbox.failure.FailureKind;
+import io.github.jakartainbox.inbox.failure.FailurePolicy;
+import io.github.jakartainbox.inbox.failure.Failures;
+import io.github.jakartainbox.inbox.incoming.Delivery;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
+import io.github.jakartainbox.inbox.sqlstate.DatabaseUnavailableException;
+import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+/**
+ * A delivery on a thread without a transaction (a connector's): each attempt in a JTA transaction of its own; a
+ * failure is retried as the consumer's {@link FailurePolicy} decides, then dead-lettered; the message is
+ * acknowledged once its attempt committed or its dead letter was recorded, never before.
+ */
+@ApplicationScoped
+public class OwnTransactionPath implements DeliveryPath {
+
+    @Inject
+    InboxTransactions transactions;
+    @Inject
+    InboxClaim inbox;
+    @Inject
+    DeadLetterStore deadLetters;
+    @Inject
+    InboxStatistics statistics;
+    @Inject
+    DeliverySteps steps;
+    @Inject
+    RedriveAims aims;
+
+    /** What one committed attempt did: the claim's result, and the method's result when it ran. */
+    private record Outcome(InboxClaim.Result claim, Object result) {
+    }
+
+    @Override
+    public Object deliver(DeliveryCall call) throws Exception {
+        ConsumerSettings consumer = call.consumer();
+        if (aims.aimedElsewhere(call, false)) {
+            statistics.redriveForOtherSkipped(consumer.name());
+            return call.acknowledged();
+        }
+        awaitReady(consumer); // tables made or checked before the first transaction, never inside one
+        InboxClaim.Claim key = steps.identify(consumer, call.key(), call.span(), deadLetters(call));
+        return key == null ? call.acknowledged() : withRetries(call, key);
+    }
+
+    /**
+     * Makes or checks the inbox tables (once), waiting while the database gives no connection: a service started
+     * during a database outage keeps its deliveries unacknowledged until the database answers. A misconfiguration
+     * (INBOX0002E, INBOX0003E) is thrown.
+     */
+    private void awaitReady(ConsumerSettings consumer) throws Exception {
+        for (int failures = 1; ; failures++) {
+            try {
+                inbox.ready();
+                return;
+            } catch (IllegalStateException e) {
+                if (!(e.getCause() instanceof DatabaseUnavailableException)) {
+                    throw e;
+                }
+                long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();
+                InboxMessage.INBOX0206W.log(consumer.name(), "(not read yet)", String.valueOf(waitMillis),
+                        e.getMessage());
+                sleep(waitMillis, e);
+            }
+        }
+    }
+
+    private Object withRetries(DeliveryCall call, InboxClaim.Claim key) throws Exception {
+        ConsumerSettings consumer = call.consumer();
+        String eventId = key.eventId();
+        FailurePolicy.Tracker failures = consumer.failurePolicy().newDelivery();
+        while (true) {
+            try {
+                Outcome outcome = transactions.inOwnTransaction(consumer.transactionTimeout(), () -> {
+                    InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, key.fingerprint(), key.month());
+                    return new Outcome(claim, claim == InboxClaim.Result.NEW ? call.proceed() : null);
+                });
+                if (outcome.claim() != InboxClaim.Result.NEW) {
+                    call.span().outcome(steps.skipped(consumer, eventId, outcome.claim(), deadLetters(call)), null);
+                    return call.acknowledged();
+                }
+                call.span().outcome(DeliveryOutcome.PROCESSED, null);
+                return call.delivery().message() == null ? outcome.result() : call.acknowledged();
+            } catch (Exception failure) {
+                FailurePolicy.Decision decision = failures.failed(failure);
+                if (decision.action() == FailurePolicy.Action.DEAD_LETTER) {
+                    deadLetter(consumer, eventId, call.delivery(), decision.reason(), Math.max(decision.attempts(), 1));
+                    call.span().outcome(DeliveryOutcome.DEAD_LETTERED, decision.reason());
+                    return call.acknowledged();
+                }
+                long waitMillis = decision.delay().toMillis();
+                if (!steps.countedWait(consumer, eventId, decision, failure, waitMillis)) {
+                    String cause = Failures.describe(failure);
+                    if (decision.kind() == FailureKind.OUTAGE) {
+                        InboxMessage.INBOX0206W.log(consumer.name(), eventId, String.valueOf(waitMillis), cause);
+                    } else {
+                        InboxMessage.INBOX0201W.log(consumer.name(), eventId,
+                                String.valueOf(decision.attempts()), String.valueOf(consumer.retry().maxAttempts()),
+                                String.valueOf(waitMillis), cause);
+                    }
+                }
+                call.span().retry(decision.attempts(), failure);
+                sleep(waitMillis, failure);
+            }
+        }
+    }
+
+    /**
+     * @param call a delivery
+     * @return this path's dead-letter writer for it, in a transaction of its own, retried while the database is
+     *         away; the caller's-transaction path writes its dead letters with it too
+     */
+    DeliverySteps.DeadLetters deadLetters(DeliveryCall call) {
+        return (eventId, reason, attempts) -> deadLetter(call.consumer(), eventId, call.delivery(), reason, attempts);
+    }
+
+    /**
+     * @param reason   why the delivery failed
+     * @param attempts how many attempts failed
+     * @param location the Kafka record's {@code <topic>-<partition>@<offset>}, or {@code null}
+     * @return the dead letter's reason: always starting with a message id, so that operators can search and group
+     *         it ({@code INBOX0229E} for an {@link UnprocessableEventException} whose message has none: the method
+     *         declared the event unprocessable; {@code INBOX0228E} for a failure the policy does not classify, such as
+     *         a {@code NumberFormatException} in the method), ending with the record's location when it has one
+     */
+    public static String deadLetterReason(Throwable reason, int attempts, String location) {
+        String error = Failures.describe(reason);
+        if (!Failures.namesItself(error)) {
+            String declared = UnprocessableEventException.class.getName() + ": ";
+            error = reason instanceof UnprocessableEventException
+                    ? InboxMessage.INBOX0229E.format(error.startsWith(declared) ? error.substring(declared.length())
+                            : error)
+                    : InboxMessage.INBOX0228E.format(String.valueOf(attempts), error);
+        }
+        return location == null ? error : error + " [" + location + "]";
+    }
+
+    /**
+     * Records the failed delivery in its own transaction. While that is impossible (the database is down) the
+     * delivery stays unacknowledged and this keeps trying: nothing is acknowledged that was not recorded.
+     */
+    private void deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, Throwable reason,
+                            int attempts) throws Exception {
+        // a method taking the payload only: on inbox-kafka the record being delivered still says where it came from
+        String location = delivery.location() != null ? delivery.location()
+                : Delivery.locationOf(RedriveAim.carrier(delivery));
+        String error = deadLetterReason(reason, attempts, location);
+        String shownId = eventId == null ? "(no usable id)" : eventId;
+        boolean full = true;
+        for (int failures = 1; ; failures++) {
+            boolean withPayload = full;
+            try {
+                transactions.inOwnTransaction(() -> {
+                    deadLetters.record(consumer.name(), eventId, delivery, error, attempts, withPayload);
+                    return null;
+                });
+                if (eventId == null) {
+                    InboxMessage.INBOX0226E.log(consumer.name(), error);
+                } else {
+                    InboxMessage.INBOX0202E.log(consumer.name(), shownId, String.valueOf(attempts), error);
+                }
+                return;
+            } catch (Exception e) {
+                // the database is away or busy: wait and retry; anything else (the row itself is refused): retry
+                // without the payload
+                FailureKind kind = FailureKind.of(e);
+                full = kind == FailureKind.OUTAGE || kind == FailureKind.TRANSIENT;
+                long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();
+                InboxMessage.INBOX0203E.log(consumer.name(), shownId, Failures.describe(e),
+                        String.valueOf(waitMillis));
+                sleep(waitMillis, e);
+            }
+        }
+    }
+
+    /**
+     * Waits before the next attempt, in slices, so that a stopping application ends the wait at once: the failure is
+     * then thrown and the message stays unacknowledged, to be redelivered after the restart.
+     */
+    private static void sleep(long millis, Exception failure) throws Exception {
+        if (!InboxLifecycle.pause(Math.max(millis, 1))) {
+            failure.addSuppressed(new InterruptedException("the application is stopping"));
+            throw failure;
+        }
+    }
+}
