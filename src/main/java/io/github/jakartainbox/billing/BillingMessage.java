@@ -139,28 +139,11 @@ public enum BillingMessage implements CataloguedMessage {
             + "without a port; it is ignored."),
     BILLING0266E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}.");
 
-    private static final Logger LOG = Logger.getLogger("io.github.jakartainbox.billing");
-
-    private final Level level;
-    private final String pattern;
+    private final Text text;
 
     BillingMessage(Level level, String pattern) {
-        this.level = level;
-        this.pattern = pattern;
+        text = new Text(level, pattern, Logger.getLogger("io.github.jakartainbox.billing"));
     }
 
-    @Override
-    public Level level() {
-        return level;
-    }
-
-    @Override
-    public String pattern() {
-        return pattern;
-    }
-
-    @Override
-    public Logger logger() {
-        return LOG;
-    }
+    @Override public Text text() { return text; }
 }

@@ -2,7 +2,6 @@ package io.github.jakartainbox.outbox;
 
 import io.github.jakartainbox.inbox.text.CataloguedMessage;
 import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The outbox's catalogue: every log line and error text of the outbox, {@code OUTBOX}, four digits and the severity.
@@ -34,26 +33,9 @@ enum OutboxMessage implements CataloguedMessage {
             + "until it gets the lease again."),
     OUTBOX0205I(Level.INFO, "Outbox row {0} (event {1}) {2} by {3}.");
 
-    private final Level level;
-    private final String pattern;
+    private final Text text;
 
-    OutboxMessage(Level level, String pattern) {
-        this.level = level;
-        this.pattern = pattern;
-    }
+    OutboxMessage(Level level, String pattern) { text = new Text(level, pattern, OutboxLog.LOG); }
 
-    @Override
-    public Level level() {
-        return level;
-    }
-
-    @Override
-    public String pattern() {
-        return pattern;
-    }
-
-    @Override
-    public Logger logger() {
-        return OutboxLog.LOG;
-    }
+    @Override public Text text() { return text; }
 }

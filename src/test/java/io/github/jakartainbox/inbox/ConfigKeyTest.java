@@ -22,18 +22,9 @@ class ConfigKeyTest {
         TEST0001E;
 
         @Override
-        public Level level() {
-            return Level.SEVERE;
-        }
-
-        @Override
-        public String pattern() {
-            return "Configuration key {0} has the value ''{1}''; it must be {2}.";
-        }
-
-        @Override
-        public Logger logger() {
-            return Logger.getLogger("test");
+        public Text text() {
+            return new Text(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}.",
+                    Logger.getLogger("test"));
         }
     }
 

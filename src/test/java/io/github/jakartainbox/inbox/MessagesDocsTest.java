@@ -23,7 +23,7 @@ class MessagesDocsTest {
             Pattern.compile("`([A-Z]+)(\\d{4})([IWE])`(?: - `([A-Z]+)(\\d{4})([IWE])`)?");
     private static final Pattern ROW = Pattern.compile("\\|\\s*`[A-Z]+\\d{4}[IWE]`.*");
 
-    /** @return every id of the five catalogues */
+    /** @return every id of the catalogues */
     static Set<String> catalogue() throws Exception {
         Set<String> ids = new TreeSet<>();
         for (CataloguedMessage message : Catalogues.messages()) {
@@ -66,5 +66,23 @@ class MessagesDocsTest {
         unknown.removeAll(catalogue);
         assertEquals(Set.of(), missing, "ids of the catalogues missing from the page");
         assertEquals(Set.of(), unknown, "ids on the page that no catalogue has");
+    }
+
+    @Test
+    void eachCatalogueKeepsToItsRangeAndNoTwoRangesOverlap() {
+        List<Catalogues.Catalogue> all = Catalogues.all();
+        assertTrue(all.size() >= 8, "the table was read: " + all);
+        List<String> outside = new ArrayList<>();
+        for (Catalogues.Catalogue catalogue : all) {
+            catalogue.messages().stream().filter(m -> !catalogue.holds(m.name()))
+                    .forEach(m -> outside.add(m.name() + " in " + catalogue.type().getSimpleName()));
+            for (Catalogues.Catalogue other : all) {
+                if (other != catalogue && other.prefix().equals(catalogue.prefix())) {
+                    assertTrue(other.to() < catalogue.from() || other.from() > catalogue.to(),
+                            catalogue + " overlaps " + other);
+                }
+            }
+        }
+        assertEquals(List.of(), outside, "ids outside their catalogue's range");
     }
 }

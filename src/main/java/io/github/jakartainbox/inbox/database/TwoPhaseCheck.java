@@ -1,6 +1,5 @@
 package io.github.jakartainbox.inbox.database;
 
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -64,11 +63,11 @@ final class TwoPhaseCheck {
     static List<String> problems(String jndiName, boolean xa, int maxPreparedTransactions, List<Deferrable> deferrable) {
         List<String> problems = new ArrayList<>();
         if (xa && maxPreparedTransactions <= 0) {
-            problems.add(InboxMessage.INBOX0800E.format(jndiName,
+            problems.add(TwoPhaseMessage.INBOX0800E.format(jndiName,
                     String.valueOf(maxPreparedTransactions)));
         }
         for (Deferrable constraint : deferrable) {
-            problems.add(InboxMessage.INBOX0801E.format(constraint.name(), jndiName, constraint.fix()));
+            problems.add(TwoPhaseMessage.INBOX0801E.format(constraint.name(), jndiName, constraint.fix()));
         }
         return problems;
     }
@@ -110,7 +109,7 @@ final class TwoPhaseCheck {
             }
         }
         if (xa) {
-            InboxMessage.INBOX0802I.log(jndiName, String.valueOf(maxPrepared));
+            TwoPhaseMessage.INBOX0802I.log(jndiName, String.valueOf(maxPrepared));
         }
         return problems(jndiName, xa, maxPrepared, deferrable);
     }

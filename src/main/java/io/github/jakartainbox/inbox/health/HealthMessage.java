@@ -3,7 +3,6 @@ package io.github.jakartainbox.inbox.health;
 import io.github.jakartainbox.inbox.logging.InboxLog;
 import io.github.jakartainbox.inbox.text.CataloguedMessage;
 import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The health checks' catalogue, {@code HEALTH}, four digits and the severity: the reasons in the checks' data
@@ -23,26 +22,9 @@ enum HealthMessage implements CataloguedMessage {
     HEALTH0105E(Level.SEVERE, "Channel {0} (consumer group {1}, client {2}) has not joined its group within "
             + "inbox.health.start-grace {3}.");
 
-    private final Level level;
-    private final String pattern;
+    private final Text text;
 
-    HealthMessage(Level level, String pattern) {
-        this.level = level;
-        this.pattern = pattern;
-    }
+    HealthMessage(Level level, String pattern) { text = new Text(level, pattern, InboxLog.LOG); }
 
-    @Override
-    public Level level() {
-        return level;
-    }
-
-    @Override
-    public String pattern() {
-        return pattern;
-    }
-
-    @Override
-    public Logger logger() {
-        return InboxLog.LOG;
-    }
+    @Override public Text text() { return text; }
 }

@@ -17,7 +17,6 @@ import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.failure.Failures;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import io.github.jakartainbox.inbox.spi.DeliverySpan;
 import jakarta.annotation.Resource;
@@ -123,14 +122,14 @@ public class JmsDeliveries implements DeliveryPath.Transport {
         DeliverySpan span = call.span();
         Delivery delivery = JmsMessages.withBody(call.delivery());
         if (!transactions.active()) {
-            throw new IllegalStateException(InboxMessage.INBOX0706E.format(consumer.name(),
+            throw new IllegalStateException(JmsMessage.INBOX0706E.format(consumer.name(),
                     context.getMethod().getDeclaringClass().getName() + "." + context.getMethod().getName()));
         }
         String messageId = messageId(delivery);
         String key = consumer.name() + '\u0000' + messageId;
         Failing before = failing.get(key);
         if (before != null && before.verdict != null) {
-            InboxMessage.INBOX0707E.log(consumer.name(), messageId, before.attempts,
+            JmsMessage.INBOX0707E.log(consumer.name(), messageId, before.attempts,
                     JmsMessages.deliveryCount(delivery.jms()), Failures.describe(before.verdict));
             span.eventId(before.eventId);
             if (deadLetter(consumer, before.eventId, delivery, messageId, before.verdict, before.attempts)) {
@@ -182,20 +181,20 @@ public class JmsDeliveries implements DeliveryPath.Transport {
         int deliveryCount = JmsMessages.deliveryCount(delivery.jms());
         String cause = Failures.describe(failure);
         if (decision.action() == FailurePolicy.Action.DEAD_LETTER) {
-            InboxMessage.INBOX0704W.log(consumer.name(), eventId, messageId, deliveryCount,
+            JmsMessage.INBOX0704W.log(consumer.name(), eventId, messageId, deliveryCount,
                     decision.attempts(), consumer.retry().maxAttempts(), 0, cause);
             return;
         }
         if (decision.kind() == FailureKind.OUTAGE) {
             steps.countedWait(consumer, eventId, decision, failure, 0);
             Duration wait = outageWait(method);
-            InboxMessage.INBOX0705W.log(consumer.name(), eventId, messageId, wait, cause);
+            JmsMessage.INBOX0705W.log(consumer.name(), eventId, messageId, wait, cause);
             waitForDatabase(consumer, wait);
             return;
         }
         long waitMillis = decision.delay().toMillis();
         if (!steps.countedWait(consumer, eventId, decision, failure, waitMillis)) {
-            InboxMessage.INBOX0704W.log(consumer.name(), eventId, messageId, deliveryCount,
+            JmsMessage.INBOX0704W.log(consumer.name(), eventId, messageId, deliveryCount,
                     decision.attempts(), consumer.retry().maxAttempts(), waitMillis, cause);
         }
         InboxLifecycle.pause(waitMillis);
@@ -217,7 +216,7 @@ public class JmsDeliveries implements DeliveryPath.Transport {
                 if (status == Status.STATUS_COMMITTED) {
                     return;
                 }
-                Exception notCommitted = new IllegalStateException(InboxMessage.INBOX0710E.format(
+                Exception notCommitted = new IllegalStateException(JmsMessage.INBOX0710E.format(
                         consumer.name(), messageId, status));
                 Failing state = failing.computeIfAbsent(key, k -> new Failing(consumer.failurePolicy().newDelivery()));
                 synchronized (state) {
@@ -227,7 +226,7 @@ public class JmsDeliveries implements DeliveryPath.Transport {
                         state.verdict = decision.reason();
                         state.attempts = Math.max(decision.attempts(), 1);
                     }
-                    InboxMessage.INBOX0704W.log(consumer.name(), eventId, messageId, "(after the method)",
+                    JmsMessage.INBOX0704W.log(consumer.name(), eventId, messageId, "(after the method)",
                             decision.attempts(), consumer.retry().maxAttempts(), 0, notCommitted.getMessage());
                 }
             }
@@ -250,11 +249,11 @@ public class JmsDeliveries implements DeliveryPath.Transport {
                     deadLetters.record(consumer.name(), eventId, delivery, error, attempts, withPayload);
                     return null;
                 });
-                InboxMessage.INBOX0708E.log(consumer.name(), messageId, error);
+                JmsMessage.INBOX0708E.log(consumer.name(), messageId, error);
                 return true;
             } catch (Exception e) {
                 FailureKind kind = FailureKind.of(e);
-                InboxMessage.INBOX0709E.log(consumer.name(), messageId, Failures.describe(e));
+                JmsMessage.INBOX0709E.log(consumer.name(), messageId, Failures.describe(e));
                 if (kind == FailureKind.OUTAGE || kind == FailureKind.TRANSIENT) {
                     break; // the row is not at fault: the next delivery tries again with the payload
                 }

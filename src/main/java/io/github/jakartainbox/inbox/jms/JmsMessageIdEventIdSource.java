@@ -3,7 +3,6 @@ package io.github.jakartainbox.inbox.jms;
 import io.github.jakartainbox.inbox.InvalidEventIdException;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.eventid.EventIdSource;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 
 /**
  * The event id is the JMS message's {@code JMSMessageID}. Chosen only by {@code event-id.source=jms-message-id}:
@@ -17,7 +16,7 @@ public final class JmsMessageIdEventIdSource implements EventIdSource {
     @Override
     public String rawEventId(Delivery delivery) {
         if (delivery.jms() == null) {
-            throw new InvalidEventIdException(InboxMessage.INBOX0701E.format(where()));
+            throw new InvalidEventIdException(JmsMessage.INBOX0701E.format(where()));
         }
         return JmsMessages.messageId(delivery.jms());
     }

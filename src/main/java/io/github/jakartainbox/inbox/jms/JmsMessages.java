@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.jms;
 
 import io.github.jakartainbox.inbox.InvalidEventIdException;
 import io.github.jakartainbox.inbox.incoming.Delivery;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.text.Printable;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.JMSException;
@@ -61,7 +60,7 @@ public final class JmsMessages {
         try {
             return ((Message) jms).getJMSMessageID();
         } catch (JMSException e) {
-            throw new InvalidEventIdException(InboxMessage.INBOX0703E.format("JMSMessageID",
+            throw new InvalidEventIdException(JmsMessage.INBOX0703E.format("JMSMessageID",
                     Printable.of(String.valueOf(e), 200)));
         }
     }
@@ -77,13 +76,13 @@ public final class JmsMessages {
         try {
             value = ((Message) jms).getObjectProperty(name);
         } catch (JMSException | RuntimeException e) {
-            throw new InvalidEventIdException(InboxMessage.INBOX0703E.format("JMS property '" + name + "'",
+            throw new InvalidEventIdException(JmsMessage.INBOX0703E.format("JMS property '" + name + "'",
                     Printable.of(String.valueOf(e), 200)));
         }
         if (value == null || value instanceof String) {
             return (String) value;
         }
-        throw new InvalidEventIdException(InboxMessage.INBOX0702E.format(name,
+        throw new InvalidEventIdException(JmsMessage.INBOX0702E.format(name,
                 value.getClass().getSimpleName()));
     }
 

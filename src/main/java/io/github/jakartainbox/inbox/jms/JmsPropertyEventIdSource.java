@@ -3,7 +3,6 @@ package io.github.jakartainbox.inbox.jms;
 import io.github.jakartainbox.inbox.InvalidEventIdException;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.eventid.EventIdSource;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 
 /**
  * The event id is a string property of a JMS message ({@code message.getStringProperty}), for a message-driven
@@ -21,7 +20,7 @@ public final class JmsPropertyEventIdSource implements EventIdSource {
     @Override
     public String rawEventId(Delivery delivery) {
         if (delivery.jms() == null) {
-            throw new InvalidEventIdException(InboxMessage.INBOX0701E.format(where()));
+            throw new InvalidEventIdException(JmsMessage.INBOX0701E.format(where()));
         }
         return JmsMessages.stringProperty(delivery.jms(), property);
     }

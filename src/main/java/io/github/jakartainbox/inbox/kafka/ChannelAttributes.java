@@ -87,7 +87,7 @@ final class ChannelAttributes {
      * @return the deployment's failure ({@code INBOX0601E}), logged
      */
     static IllegalArgumentException invalid(String channel, String what) {
-        String text = InboxMessage.INBOX0601E.format(channel, what);
+        String text = KafkaMessage.INBOX0601E.format(channel, what);
         InboxLog.LOG.severe(text);
         return new IllegalArgumentException(text);
     }

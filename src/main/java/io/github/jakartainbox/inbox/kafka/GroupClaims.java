@@ -5,7 +5,6 @@ import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.incoming.RedriveAim;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.lang.reflect.Method;
 import java.sql.SQLException;
 import java.time.LocalDate;
@@ -99,7 +98,7 @@ public final class GroupClaims implements DeliveryGroup.Claims {
     public InboxClaim.Result result(int position, String eventId, byte[] fingerprint, LocalDate month) {
         InboxClaim.Claim ahead = claims.get(position);
         if (!ahead.sameAs(eventId, fingerprint, month)) {
-            throw new ReadAheadMismatch(InboxMessage.INBOX0610W.format(consumer, ahead.eventId(), eventId));
+            throw new ReadAheadMismatch(KafkaMessage.INBOX0610W.format(consumer, ahead.eventId(), eventId));
         }
         return results[position];
     }

@@ -3,7 +3,6 @@ package io.github.jakartainbox.inbox.kafka;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.logging.InboxLog;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.transaction.Status;
 import jakarta.transaction.UserTransaction;
 import java.util.List;
@@ -117,7 +116,7 @@ final class GroupTransaction {
             }
         }
         channel.figures().rolledBack();
-        InboxMessage.INBOX0603W.log(settings.channel(), String.valueOf(emitted),
+        KafkaMessage.INBOX0603W.log(settings.channel(), String.valueOf(emitted),
                 Failures.describe(group.failure()));
         return oneByOne(records.subList(0, emitted));
     }
@@ -193,10 +192,10 @@ final class GroupTransaction {
             String at = record.topic() + "-" + record.partition() + "@" + record.offset();
             long times = nacks.failed(at);
             if (times == 1) {
-                InboxMessage.INBOX0604E.log(settings.channel(), at, Failures.describe(nack),
+                KafkaMessage.INBOX0604E.log(settings.channel(), at, Failures.describe(nack),
                         String.valueOf(InboxKafkaChannel.RETRY_MILLIS));
             } else if (RepeatedNacks.worthALine(times)) {
-                InboxMessage.INBOX0620E.log(settings.channel(), at, String.valueOf(times), Failures.describe(nack),
+                KafkaMessage.INBOX0620E.log(settings.channel(), at, String.valueOf(times), Failures.describe(nack),
                         String.valueOf(InboxKafkaChannel.RETRY_MILLIS), String.valueOf(RepeatedNacks.nextLine(times)));
             }
             channel.pause(InboxKafkaChannel.RETRY_MILLIS);

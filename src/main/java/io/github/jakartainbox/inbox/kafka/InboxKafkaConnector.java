@@ -7,7 +7,6 @@ import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.logging.InboxLog;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
@@ -98,7 +97,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         try {
             threads = (ManagedThreadFactory) new InitialContext().lookup("java:comp/DefaultManagedThreadFactory");
         } catch (NamingException | RuntimeException | NoClassDefFoundError e) {
-            throw new IllegalStateException(InboxMessage.INBOX0600E.format(settings.channel(),
+            throw new IllegalStateException(KafkaMessage.INBOX0600E.format(settings.channel(),
                     Failures.describe(e)), e);
         }
         InboxKafkaChannel channel = new InboxKafkaChannel(settings, threads, transaction, inbox,
@@ -109,7 +108,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         if (earlier != null) {
             earlier.stop();
         }
-        InboxMessage.INBOX0602I.log(settings.channel(), settings.topics(), settings.groupId(),
+        KafkaMessage.INBOX0602I.log(settings.channel(), settings.topics(), settings.groupId(),
                 String.valueOf(settings.maxGroupSize()), settings.groupTimeout(),
                 settings.kafka().getProperty("isolation.level"));
         return ReactiveStreams.fromPublisher(channel);
@@ -278,7 +277,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         stopping.forEach(InboxKafkaChannel::stop);
         stopping.forEach(c -> c.awaitStopped(c.settings().groupTimeout().plusSeconds(5)));
         stopping.forEach(c -> CHANNELS.remove(c.settings().channel(), c));
-        InboxMessage.INBOX0611I.log(stopping.stream().map(c -> c.settings().channel()).sorted().toList()
+        KafkaMessage.INBOX0611I.log(stopping.stream().map(c -> c.settings().channel()).sorted().toList()
                 .toString(), String.valueOf(Duration.ofNanos(System.nanoTime() - start).toMillis()));
     }
 }

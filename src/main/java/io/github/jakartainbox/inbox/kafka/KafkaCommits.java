@@ -1,7 +1,6 @@
 package io.github.jakartainbox.inbox.kafka;
 
 import io.github.jakartainbox.inbox.failure.Failures;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -92,7 +91,7 @@ final class KafkaCommits {
         }
         if (!toCommit.isEmpty()) { // nothing to say otherwise: an empty map was logged at every stop
             commitNow(toCommit);
-            InboxMessage.INBOX0607I.log(settings.channel(), partitions.toString(), toCommit.toString());
+            KafkaMessage.INBOX0607I.log(settings.channel(), partitions.toString(), toCommit.toString());
         }
         offsets.forget(partitions);
     }
@@ -136,7 +135,7 @@ final class KafkaCommits {
             return; // the stop's wakeup met an asynchronous commit: the synchronous commit at the stop follows
         }
         if (!failing) {
-            InboxMessage.INBOX0605W.log(settings.channel(), toCommit.toString(), Failures.describe(failure));
+            KafkaMessage.INBOX0605W.log(settings.channel(), toCommit.toString(), Failures.describe(failure));
         }
         failing = true;
     }
@@ -144,7 +143,7 @@ final class KafkaCommits {
     /** Logs a partition whose commit stays behind its processed records for longer than {@code lagWarning}. */
     private void checkLag() {
         for (PartitionOffsets.Lag lag : offsets.lagging(System.nanoTime(), settings.lagWarning())) {
-            InboxMessage.INBOX0608W.log(settings.channel(), lag.partition().toString(), lag.behindFor().toString(),
+            KafkaMessage.INBOX0608W.log(settings.channel(), lag.partition().toString(), lag.behindFor().toString(),
                     String.valueOf(lag.committed()), String.valueOf(lag.processed()));
         }
     }

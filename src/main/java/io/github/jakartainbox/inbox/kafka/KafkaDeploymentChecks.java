@@ -27,7 +27,7 @@ public class KafkaDeploymentChecks implements Extension {
         Config config = ConfigProvider.getConfig();
         for (List<Method> methods : idempotent.methodsByConsumer().values()) {
             KafkaIsolationCheck.concurrencyWithoutTopic(config, methods).forEach(channel -> {
-                String problem = InboxMessage.INBOX0609E.format(channel);
+                String problem = KafkaMessage.INBOX0609E.format(channel);
                 InboxLog.LOG.severe(problem); // its own line, besides the deployment failure that carries it
                 event.addDeploymentProblem(new DeploymentException(problem));
             });
@@ -35,7 +35,7 @@ public class KafkaDeploymentChecks implements Extension {
         IdempotentChannels channels = beans.getExtension(IdempotentChannels.class);
         KafkaIsolationCheck.inboxKafkaWithoutInbox(config, channels.incomingChannels(),
                 channels.consumerByChannel().keySet()).forEach(found -> {
-                    String problem = InboxMessage.INBOX0621E.format(found.channel(), found.maxGroupSize());
+                    String problem = KafkaMessage.INBOX0621E.format(found.channel(), found.maxGroupSize());
                     InboxLog.LOG.severe(problem);
                     event.addDeploymentProblem(new DeploymentException(problem));
                 });

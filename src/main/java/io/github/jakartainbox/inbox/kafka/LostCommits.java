@@ -1,7 +1,6 @@
 package io.github.jakartainbox.inbox.kafka;
 
 import io.github.jakartainbox.inbox.logging.InboxLog;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.HashMap;
@@ -66,7 +65,7 @@ final class LostCommits {
                 consumer.get().seek(tp, to);
             }
         });
-        InboxMessage.INBOX0613W.log(channel, back.wrote().toString(), back.to().toString());
+        KafkaMessage.INBOX0613W.log(channel, back.wrote().toString(), back.to().toString());
     }
 
     /**

@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.kafka;
 
 import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.logging.InboxLog;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
 import java.util.Collection;
@@ -91,7 +90,7 @@ final class OffsetRows {
                 settle(tp, choice, row == null ? null : row.next());
             }
             if (!otherTopic.isEmpty()) {
-                InboxMessage.INBOX0617W.log(settings.channel(), otherTopic.toString(),
+                KafkaMessage.INBOX0617W.log(settings.channel(), otherTopic.toString(),
                         choices.keySet().stream().filter(otherTopic::containsKey).map(tp -> ids.get(tp.topic()))
                                 .distinct().toList().toString());
             }
@@ -100,7 +99,7 @@ final class OffsetRows {
         } catch (Exception e) {
             Set<TopicPartition> newly = offsets.unresolved(partitions);
             if (!newly.isEmpty()) {
-                InboxMessage.INBOX0616W.log(settings.channel(), newly.toString(), Failures.describe(e));
+                KafkaMessage.INBOX0616W.log(settings.channel(), newly.toString(), Failures.describe(e));
             }
             c.pause(partitions);
             nextResolve = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(InboxKafkaChannel.RETRY_MILLIS);
@@ -113,9 +112,9 @@ final class OffsetRows {
             consumer.get().resume(List.of(tp));
         }
         switch (choice.reason()) {
-            case DATABASE_BEHIND -> InboxMessage.INBOX0612W.log(settings.channel(), tp.toString(),
+            case DATABASE_BEHIND -> KafkaMessage.INBOX0612W.log(settings.channel(), tp.toString(),
                     String.valueOf(row), String.valueOf(choice.kafkaOffset()));
-            case KAFKA_SET_ELSEWHERE, DATABASE_BEYOND_END -> InboxMessage.INBOX0614I.log(settings.channel(),
+            case KAFKA_SET_ELSEWHERE, DATABASE_BEYOND_END -> KafkaMessage.INBOX0614I.log(settings.channel(),
                     tp.toString(), String.valueOf(row), String.valueOf(choice.kafkaOffset()),
                     choice.reason() == OffsetChoice.Reason.DATABASE_BEYOND_END ? "the database's lies beyond the "
                             + "partition's end: its log was cut below it" : "Kafka's was set by another client, "
@@ -147,7 +146,7 @@ final class OffsetRows {
             offsets.restart(starts);
             partitions.forEach(tp -> offsets.topicId(tp.topic(), topicId));
             starts.forEach(c::seek);
-            InboxMessage.INBOX0617W.log(settings.channel(), rows.toString(), List.of(topicId).toString());
+            KafkaMessage.INBOX0617W.log(settings.channel(), rows.toString(), List.of(topicId).toString());
         } catch (WakeupException e) {
             throw e;
         } catch (Exception e) {

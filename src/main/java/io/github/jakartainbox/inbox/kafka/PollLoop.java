@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.kafka;
 
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.failure.Failures;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.transaction.UserTransaction;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -112,7 +111,7 @@ final class PollLoop implements Runnable {
                 if (!channel.running()) {
                     break;
                 }
-                InboxMessage.INBOX0606E.log(settings.channel(), Failures.describe(e),
+                KafkaMessage.INBOX0606E.log(settings.channel(), Failures.describe(e),
                         String.valueOf(InboxKafkaChannel.RETRY_MILLIS * 5));
                 channel.pause(InboxKafkaChannel.RETRY_MILLIS * 5);
             } finally {

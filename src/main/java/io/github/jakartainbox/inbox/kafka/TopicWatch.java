@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.kafka;
 
 import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.logging.InboxLog;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -106,13 +105,13 @@ final class TopicWatch {
         }
         for (String topic : missing) {
             if (!seen.missing().contains(topic)) {
-                InboxMessage.INBOX0618W.log(settings.channel(), topic);
+                KafkaMessage.INBOX0618W.log(settings.channel(), topic);
             }
         }
         for (String topic : seen.missing()) {
             ClusterTopics.Topic back = described.get(topic);
             if (back != null) {
-                InboxMessage.INBOX0619I.log(settings.channel(), topic, back.id(), String.valueOf(back.partitions()));
+                KafkaMessage.INBOX0619I.log(settings.channel(), topic, back.id(), String.valueOf(back.partitions()));
             }
         }
         if (rows != null) {
@@ -126,7 +125,7 @@ final class TopicWatch {
         }
         List<String> notRead = rows == null ? List.of() : rowsNotRead(described);
         if (!notRead.isEmpty() && !notRead.equals(seen.rowsNotRead())) {
-            InboxMessage.INBOX0615W.log(settings.channel(), settings.groupId(), notRead.toString(),
+            KafkaMessage.INBOX0615W.log(settings.channel(), settings.groupId(), notRead.toString(),
                     settings.topics().toString());
         }
         seen = new Seen(List.copyOf(missing), Map.copyOf(unassigned), notRead);

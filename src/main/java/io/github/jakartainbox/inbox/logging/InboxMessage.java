@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.logging;
 
 import io.github.jakartainbox.inbox.text.CataloguedMessage;
 import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The inbox's catalogue: every log line and error text of the inbox, {@code INBOX}, four digits and the severity.
@@ -10,8 +9,8 @@ import java.util.logging.Logger;
  * docs/messages.md gives each id's cause and action (MessagesDocsTest keeps it so).
  *
  * <p>Ranges: 00xx deployment and configuration, 01xx duplicates, 02xx delivery failures and dead letters, 03xx
- * purge and partitions, 04xx the operator API, 05xx tracing, 06xx the {@code inbox-kafka} connector, 07xx
- * message-driven beans (Jakarta Messaging), 08xx two-phase commit (XA).
+ * purge and partitions, 04xx the operator API, 05xx tracing; the capabilities keep theirs (docs/messages.md,
+ * "Catalogues").
  */
 public enum InboxMessage implements CataloguedMessage {
 
@@ -47,7 +46,6 @@ public enum InboxMessage implements CataloguedMessage {
             + "dead-lettered."),
     INBOX0103E(Level.SEVERE, "Event id {0} was already processed by consumer {1} with a different payload (SHA-256); "
             + "this payload was not processed."),
-
     INBOX0104I(Level.FINE, "Consumer {0}: skipped {1}, re-driven from dead letter {2} for consumer {3} only; "
             + "acknowledged without effect."),
     INBOX0105W(Level.WARNING, "Consumer {0}: {1} is aimed at consumer {2} (dead letter {3}) without the "
@@ -101,7 +99,6 @@ public enum InboxMessage implements CataloguedMessage {
             + "inbox.partition.months-ahead."),
     INBOX0233E(Level.SEVERE, "{0} is ''{1}'', not an ISO-8601 date-time with an offset (such as "
             + "2026-03-01T12:00:00Z)."),
-
     INBOX0240E(Level.SEVERE, "InboxDeadLetters.{0} must not run inside a JTA transaction: a re-drive claim commits on "
             + "its own."),
 
@@ -125,91 +122,11 @@ public enum InboxMessage implements CataloguedMessage {
 
     INBOX0500I(Level.INFO, "Inbox tracing is on: an OpenTelemetry span per @Idempotent delivery (instrumentation scope "
             + "{0})."),
-    INBOX0501I(Level.INFO, "Inbox tracing is off: {0}."),
+    INBOX0501I(Level.INFO, "Inbox tracing is off: {0}.");
 
-    INBOX0600E(Level.SEVERE, "Channel {0} uses connector inbox-kafka, which needs feature concurrent-3.0: "
-            + "java:comp/DefaultManagedThreadFactory was not found ({1})."),
-    INBOX0601E(Level.SEVERE, "Channel {0} (connector inbox-kafka): {1}"),
-    INBOX0602I(Level.INFO, "Channel {0} (inbox-kafka) reads {1} as consumer group {2}: group.max-size {3}, "
-            + "group.timeout {4}, isolation.level {5}."),
-    INBOX0603W(Level.WARNING, "Channel {0}: a group of {1} deliveries rolled back ({2}); its messages are processed "
-            + "one by one."),
-    INBOX0604E(Level.SEVERE, "Channel {0}: the message at {1} was not acknowledged ({2}); it is delivered again in {3} "
-            + "ms."),
-    INBOX0605W(Level.WARNING, "Channel {0}: committing offsets {1} failed ({2}); tried again after the next poll."),
-    INBOX0606E(Level.SEVERE, "Channel {0}: the Kafka consumer failed ({1}); it is closed and made anew in {2} ms."),
-    INBOX0607I(Level.INFO, "Channel {0}: partitions {1} revoked; offsets {2} committed for them."),
-    INBOX0608W(Level.WARNING, "Channel {0}: the committed offset of {1} has stayed behind the processed records for "
-            + "{2} (committed {3}, processed up to {4})."),
-    INBOX0609E(Level.SEVERE, "Channel {0} sets concurrency but no topic: its copies {0}$1, {0}$2... would each read "
-            + "the topic of their own name."),
-    INBOX0610W(Level.WARNING, "Consumer {0}: a delivery differs from the event read ahead for its group''s claim (read "
-            + "ahead {1}, delivered {2}); it now claims one event per INSERT."),
-    INBOX0611I(Level.INFO, "The application is stopping: inbox-kafka channels {0} committed their offsets and closed, "
-            + "in {1} ms."),
-    INBOX0612W(Level.WARNING, "Channel {0}: {1} resumes at the database''s offset {2}, behind Kafka''s {3}: the "
-            + "database lost commits (a failover)."),
-    INBOX0613W(Level.WARNING, "Channel {0}: the database lost the offsets this channel wrote ({1}), a failover; those "
-            + "partitions are read again from {2}."),
-    INBOX0614I(Level.INFO, "Channel {0}: {1} resumes at Kafka''s offset {3}, not the database''s {2}: {4}."),
-    INBOX0615W(Level.WARNING, "Channel {0}: consumer group {1} has database offsets for {2}, which none of its topics "
-            + "{3} has."),
-    INBOX0616W(Level.WARNING, "Channel {0}: where {1} resume cannot be read ({2}); they are paused and tried again "
-            + "every second."),
-    INBOX0617W(Level.WARNING, "Channel {0}: database offsets {1} are not proven to be of topic id {2} (a topic "
-            + "made again under the name); those partitions are read from their start."),
-    INBOX0618W(Level.WARNING, "Channel {0}: topic {1} does not exist in the cluster (deleted, or not made yet); "
-            + "nothing of it is read until it exists."),
-    INBOX0619I(Level.INFO, "Channel {0}: topic {1} exists again (topic id {2}, {3} partitions)."),
-    INBOX0620E(Level.SEVERE, "Channel {0}: the message at {1} failed {2} times in a row ({3}); it is delivered "
-            + "again every {4} ms, and this is said again at {5}."),
-    INBOX0621E(Level.SEVERE, "Channel {0} (inbox-kafka, group.max-size {1}): its method is not @Idempotent, "
-            + "so after a rollback records run with no transaction. Annotate it, or set group.max-size=1."),
+    private final Text text;
 
-    INBOX0701E(Level.SEVERE, "Cannot read {0}: the method does not take a jakarta.jms.Message parameter."),
-    INBOX0702E(Level.SEVERE, "JMS property ''{0}'' holds a {1}, not a string."),
-    INBOX0703E(Level.SEVERE, "Cannot read {0} of the JMS message: {1}"),
-    INBOX0704W(Level.WARNING, "Consumer {0}, event {1}, JMS message {2}: delivery {3} failed, attempt {4} of {5}; "
-            + "redelivered in {6} ms. Cause: {7}"),
-    INBOX0705W(Level.WARNING, "Consumer {0}, event {1}, JMS message {2}: the database is unavailable; waiting up to "
-            + "{3}, no attempt used. Cause: {4}"),
-    INBOX0706E(Level.SEVERE, "Consumer {0}: {1} received a JMS message without a JTA transaction; it needs "
-            + "container-managed transactions, REQUIRED."),
-    INBOX0707E(Level.SEVERE, "Consumer {0}, JMS message {1}: failed {2} time(s); dead-lettered at delivery {3} without "
-            + "calling the method. Last failure: {4}"),
-    INBOX0708E(Level.SEVERE, "Consumer {0}, JMS message {1}: dead-lettered; the message is consumed. Reason: {2}"),
-    INBOX0709E(Level.SEVERE, "Consumer {0}, JMS message {1}: could not record the dead letter ({2}); rolled back, the "
-            + "next delivery tries again."),
-    INBOX0710E(Level.SEVERE, "Consumer {0}, JMS message {1}: the transaction did not commit after the method returned "
-            + "(JTA status {2}); counted as a failed attempt."),
+    InboxMessage(Level level, String pattern) { text = new Text(level, pattern, InboxLog.LOG); }
 
-    INBOX0800E(Level.SEVERE, "The inbox datasource {0} is XA, but its PostgreSQL has max_prepared_transactions = {1}: "
-            + "every two-phase commit would fail."),
-    INBOX0801E(Level.SEVERE, "Constraint {0} of table inbox (datasource {1}) is DEFERRABLE, which ON CONFLICT cannot "
-            + "use; make it anew: {2}"),
-    INBOX0802I(Level.INFO, "The inbox datasource {0} is an XA datasource; its PostgreSQL server allows {1} prepared "
-            + "transactions (max_prepared_transactions).");
-
-    private final Level level;
-    private final String pattern;
-
-    InboxMessage(Level level, String pattern) {
-        this.level = level;
-        this.pattern = pattern;
-    }
-
-    @Override
-    public Level level() {
-        return level;
-    }
-
-    @Override
-    public String pattern() {
-        return pattern;
-    }
-
-    @Override
-    public Logger logger() {
-        return InboxLog.LOG;
-    }
+    @Override public Text text() { return text; }
 }

@@ -2,7 +2,6 @@ package io.github.jakartainbox.inbox.retention;
 
 import io.github.jakartainbox.inbox.text.CataloguedMessage;
 import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The retention check's catalogue, {@code RETAIN}, four digits and the severity. docs/messages.md gives each id's
@@ -16,26 +15,9 @@ enum RetentionMessage implements CataloguedMessage {
             + "is set: inbox retention {3} is not checked."),
     RETAIN0003W(Level.WARNING, "The inbox retention check failed: {0}");
 
-    private final Level level;
-    private final String pattern;
+    private final Text text;
 
-    RetentionMessage(Level level, String pattern) {
-        this.level = level;
-        this.pattern = pattern;
-    }
+    RetentionMessage(Level level, String pattern) { text = new Text(level, pattern, RetentionCheck.LOG); }
 
-    @Override
-    public Level level() {
-        return level;
-    }
-
-    @Override
-    public String pattern() {
-        return pattern;
-    }
-
-    @Override
-    public Logger logger() {
-        return RetentionCheck.LOG;
-    }
+    @Override public Text text() { return text; }
 }

@@ -8,7 +8,7 @@ import java.util.logging.Logger;
  * One message of a catalogue: an id an operator can search for, in Open Liberty's style (a prefix, four digits and
  * the severity as last letter: I information, W warning, E error), the level it is logged at, and a
  * {@link MessageFormat} pattern of one or two sentences. A catalogue is an enum implementing this interface, one
- * constant a message, named by its id; the longer explanation (cause, what to do) belongs in the catalogue's
+ * constant a message, named by its id, holding its {@link Text}; the longer explanation (cause, what to do) belongs in the catalogue's
  * documentation, not in the pattern.
  *
  * <p>Public so that an application's own catalogue has the library's shape, and its texts the same form: the id, a
@@ -20,14 +20,34 @@ public interface CataloguedMessage {
     /** @return the id, such as {@code INBOX0004E}: an enum constant's name */
     String name();
 
+    /**
+     * What a catalogue holds for each message besides its id: an enum keeps one per constant and returns it from
+     * {@link #text()}, so that it writes no other member.
+     *
+     * @param level   the level the message is logged at
+     * @param pattern the {@link MessageFormat} pattern of the text; an apostrophe is written {@code ''}
+     * @param logger  the logger the catalogue logs to
+     */
+    record Text(Level level, String pattern, Logger logger) {
+    }
+
+    /** @return this message's level, pattern and logger */
+    Text text();
+
     /** @return the level this message is logged at */
-    Level level();
+    default Level level() {
+        return text().level();
+    }
 
     /** @return the {@link MessageFormat} pattern of the text; an apostrophe is written {@code ''} */
-    String pattern();
+    default String pattern() {
+        return text().pattern();
+    }
 
     /** @return the logger this catalogue logs to */
-    Logger logger();
+    default Logger logger() {
+        return text().logger();
+    }
 
     /**
      * @param args the values of the pattern's {@code {n}} places
