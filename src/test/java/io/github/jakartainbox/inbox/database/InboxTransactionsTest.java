@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import jakarta.transaction.NotSupportedException;
 import jakarta.transaction.RollbackException;
 import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
 import jakarta.transaction.SystemException;
-import jakarta.transaction.TransactionSynchronizationRegistry;
-import jakarta.transaction.UserTransaction;
+import io.github.jakartainbox.testing.FakeTransactions;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,91 +19,6 @@ import org.junit.jupiter.api.Test;
  * manager records the calls; Liberty's own runs in the Arquillian tests (BadInputIT: no FFDC incident per refusal).
  */
 class InboxTransactionsTest {
-
-    /** One thread's transaction as JTA describes it: begin, commit or rollback, the status in between. */
-    private static final class FakeTransactions implements UserTransaction, TransactionSynchronizationRegistry {
-        final List<String> calls = new ArrayList<>();
-        int status = Status.STATUS_NO_TRANSACTION;
-        RuntimeException beginFailure;
-        Exception commitFailure;
-        boolean commitLeavesTransaction;
-
-        @Override
-        public void begin() throws NotSupportedException {
-            calls.add("begin");
-            if (beginFailure != null) {
-                throw beginFailure;
-            }
-            if (status != Status.STATUS_NO_TRANSACTION) {
-                throw new NotSupportedException("nested");
-            }
-            status = Status.STATUS_ACTIVE;
-        }
-
-        @Override
-        public void commit() throws RollbackException, SystemException {
-            calls.add("commit");
-            if (commitFailure != null) {
-                if (!commitLeavesTransaction) {
-                    status = Status.STATUS_NO_TRANSACTION;
-                }
-                if (commitFailure instanceof RollbackException r) {
-                    throw r;
-                }
-                throw (SystemException) commitFailure;
-            }
-            status = Status.STATUS_NO_TRANSACTION;
-        }
-
-        @Override
-        public void rollback() {
-            calls.add("rollback");
-            status = Status.STATUS_NO_TRANSACTION;
-        }
-
-        @Override
-        public void setRollbackOnly() {
-            status = Status.STATUS_MARKED_ROLLBACK;
-        }
-
-        @Override
-        public int getStatus() {
-            return status;
-        }
-
-        @Override
-        public void setTransactionTimeout(int seconds) {
-            calls.add("timeout " + seconds);
-        }
-
-        @Override
-        public Object getTransactionKey() {
-            return null;
-        }
-
-        @Override
-        public void putResource(Object key, Object value) {
-        }
-
-        @Override
-        public Object getResource(Object key) {
-            return null;
-        }
-
-        @Override
-        public void registerInterposedSynchronization(Synchronization sync) {
-        }
-
-        @Override
-        public int getTransactionStatus() {
-            return status;
-        }
-
-        @Override
-        public boolean getRollbackOnly() {
-            return status == Status.STATUS_MARKED_ROLLBACK;
-        }
-    }
 
     private final FakeTransactions jta = new FakeTransactions();
     private final List<String> newTransactions = new ArrayList<>();

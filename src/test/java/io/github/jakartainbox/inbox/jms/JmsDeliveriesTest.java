@@ -16,13 +16,12 @@ import io.github.jakartainbox.inbox.delivery.DeliveryCall;
 import io.github.jakartainbox.inbox.delivery.DeliveryFakes;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
+import io.github.jakartainbox.testing.FakeTransactions;
 import jakarta.interceptor.InvocationContext;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 import jakarta.jms.TextMessage;
 import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -43,46 +42,6 @@ class JmsDeliveriesTest {
     static class Bean implements MessageListener {
         @Override
         public void onMessage(Message message) {
-        }
-    }
-
-    /** The bean's transaction as the registry shows it. */
-    private static final class Registry implements TransactionSynchronizationRegistry {
-        boolean rollbackOnly;
-        final List<Synchronization> synchronizations = new ArrayList<>();
-
-        @Override
-        public Object getTransactionKey() {
-            return this;
-        }
-
-        @Override
-        public void putResource(Object key, Object value) {
-        }
-
-        @Override
-        public Object getResource(Object key) {
-            return null;
-        }
-
-        @Override
-        public void registerInterposedSynchronization(Synchronization sync) {
-            synchronizations.add(sync);
-        }
-
-        @Override
-        public int getTransactionStatus() {
-            return rollbackOnly ? Status.STATUS_MARKED_ROLLBACK : Status.STATUS_ACTIVE;
-        }
-
-        @Override
-        public void setRollbackOnly() {
-            rollbackOnly = true;
-        }
-
-        @Override
-        public boolean getRollbackOnly() {
-            return rollbackOnly;
         }
     }
 
@@ -146,7 +105,7 @@ class JmsDeliveriesTest {
     private final DeliveryFakes.Inbox inbox = new DeliveryFakes.Inbox();
     private final DeliveryFakes.Transactions transactions = new DeliveryFakes.Transactions(inbox);
     private final DeliveryFakes.DeadLetters deadLetters = new DeliveryFakes.DeadLetters();
-    private final Registry registry = new Registry();
+    private final FakeTransactions registry = FakeTransactions.active();
     private final JmsDeliveries path = new JmsDeliveries();
     private final ConsumerSettings billing = DeliveryFakes.billing(2);
 
@@ -194,7 +153,7 @@ class JmsDeliveriesTest {
         assertEquals(1, call.runs);
         assertEquals(List.of(EVENT), inbox.claims);
         assertEquals(1, registry.synchronizations.size(), "a commit that fails after the method counts as an attempt");
-        assertFalse(registry.rollbackOnly);
+        assertFalse(registry.getRollbackOnly());
         assertEquals(DeliveryOutcome.PROCESSED, span.outcome);
     }
 
@@ -205,7 +164,7 @@ class JmsDeliveriesTest {
         OnMessage again = new OnMessage(text(order(EVENT), "ID:2"), () -> null);
         assertNull(deliver(again, span));
         assertEquals(0, again.runs);
-        assertFalse(registry.rollbackOnly, "consumed");
+        assertFalse(registry.getRollbackOnly(), "consumed");
         assertEquals(DeliveryOutcome.DUPLICATE, span.outcome);
     }
 
@@ -214,24 +173,24 @@ class JmsDeliveriesTest {
         TextMessage message = text(order(EVENT), "ID:7");
         for (int attempt = 1; attempt <= 2; attempt++) {
             inbox.rows.clear(); // the container rolled the bean's transaction back, the claim with it
-            registry.rollbackOnly = false;
+            registry.status = Status.STATUS_ACTIVE;
             DeliveryFakes.Span span = new DeliveryFakes.Span();
             OnMessage call = new OnMessage(message, () -> {
                 throw new NumberFormatException("For input string: \"x\"");
             });
             assertNull(deliver(call, span), "not thrown: the container must not log it as a system exception");
-            assertTrue(registry.rollbackOnly, "attempt " + attempt + " rolled back: the provider redelivers it");
+            assertTrue(registry.getRollbackOnly(), "attempt " + attempt + " rolled back: the provider redelivers it");
             assertEquals(DeliveryOutcome.RETRIED, span.outcome);
         }
         inbox.rows.clear();
-        registry.rollbackOnly = false;
+        registry.status = Status.STATUS_ACTIVE;
         DeliveryFakes.Span span = new DeliveryFakes.Span();
         OnMessage last = new OnMessage(message, () -> null);
         deliver(last, span);
         assertEquals(0, last.runs, "the verdict was kept: no third run");
         assertEquals(1, deadLetters.rows.size());
         assertTrue(deadLetters.rows.get(0).startsWith("billing/" + EVENT + "/2/"), deadLetters.rows.get(0));
-        assertFalse(registry.rollbackOnly, "consumed once recorded");
+        assertFalse(registry.getRollbackOnly(), "consumed once recorded");
         assertEquals(DeliveryOutcome.DEAD_LETTERED, span.outcome);
     }
 

@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.inbox.claim.InboxClaim;
+import io.github.jakartainbox.testing.FakeTransactions;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
-import jakarta.transaction.HeuristicMixedException;
 import jakarta.transaction.RollbackException;
-import jakarta.transaction.Status;
-import jakarta.transaction.UserTransaction;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -37,7 +35,7 @@ import org.reactivestreams.Subscription;
 
 /**
  * The channel's poll thread ({@link PollLoop}) and its group transactions ({@link GroupTransaction}) run for real on
- * Kafka's {@link MockConsumer}, with offset-store=kafka, a recording {@link UserTransaction} and a method played by
+ * Kafka's {@link MockConsumer}, with offset-store=kafka, a recording JTA transaction ({@link FakeTransactions}) and a method played by
  * the test's subscriber: what reaches the method, in which order, in how many transactions, and which offset is
  * committed.
  */
@@ -47,7 +45,7 @@ class PollLoopTest {
     private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
 
     private final LogConsumer consumer = new LogConsumer();
-    private final RecordingTransaction transaction = new RecordingTransaction();
+    private final FakeTransactions transaction = new FakeTransactions();
     private final Method method = new Method();
     private final AtomicInteger consumersOpened = new AtomicInteger();
     private InboxKafkaChannel channel;
@@ -67,7 +65,7 @@ class PollLoopTest {
 
         awaitCommitted(5);
         assertAll(() -> assertEquals(List.of(0L, 1L, 2L, 3L, 4L), method.delivered()),
-                () -> assertEquals(0, transaction.begun.get(), "the per-message path leaves transactions to the inbox"));
+                () -> assertEquals(0, transaction.count("begin"), "the per-message path leaves transactions to the inbox"));
     }
 
     @Test
@@ -88,9 +86,9 @@ class PollLoopTest {
 
         awaitCommitted(5);
         assertAll(() -> assertEquals(List.of(0L, 1L, 2L, 3L, 4L), method.delivered()),
-                () -> assertEquals(1, transaction.begun.get()),
-                () -> assertEquals(1, transaction.committed.get()),
-                () -> assertEquals(0, transaction.rolledBack.get()));
+                () -> assertEquals(1, transaction.count("begin")),
+                () -> assertEquals(1, transaction.count("commit")),
+                () -> assertEquals(0, transaction.count("rollback")));
     }
 
     @Test
@@ -103,20 +101,21 @@ class PollLoopTest {
         assertAll(
                 // 0-2 in the group, 0-2 again one by one (no transaction of the loop's), then 3-4 as a new group
                 () -> assertEquals(List.of(0L, 1L, 2L, 0L, 1L, 2L, 3L, 4L), method.delivered()),
-                () -> assertEquals(2, transaction.begun.get()),
-                () -> assertEquals(1, transaction.rolledBack.get()),
-                () -> assertEquals(1, transaction.committed.get()));
+                () -> assertEquals(2, transaction.count("begin")),
+                () -> assertEquals(1, transaction.count("rollback")),
+                () -> assertEquals(1, transaction.count("commit")));
     }
 
     @Test
     void aGroupWhoseCommitFailsIsRunAgainOneByOneAndNothingIsSkipped() {
         consumer.append(3);
-        transaction.failCommits.set(1);
+        transaction.commitFailure = new RollbackException("the database refused the commit");
+        transaction.commitFailures = 1;
         start(10, () -> consumer);
 
         awaitCommitted(3);
         assertAll(() -> assertEquals(List.of(0L, 1L, 2L, 0L, 1L, 2L), method.delivered()),
-                () -> assertEquals(1, transaction.begun.get(), "the redo is the per-message path's"));
+                () -> assertEquals(1, transaction.count("begin"), "the redo is the per-message path's"));
     }
 
     @Test
@@ -267,51 +266,6 @@ class PollLoopTest {
 
         @Override
         public void onComplete() {
-        }
-    }
-
-    /** Counts what the group transaction begins, commits and rolls back; fails the chosen number of commits. */
-    private static final class RecordingTransaction implements UserTransaction {
-
-        final AtomicInteger begun = new AtomicInteger();
-        final AtomicInteger committed = new AtomicInteger();
-        final AtomicInteger rolledBack = new AtomicInteger();
-        final AtomicInteger failCommits = new AtomicInteger();
-        private volatile int status = Status.STATUS_NO_TRANSACTION;
-
-        @Override
-        public void begin() {
-            begun.incrementAndGet();
-            status = Status.STATUS_ACTIVE;
-        }
-
-        @Override
-        public void commit() throws RollbackException, HeuristicMixedException {
-            status = Status.STATUS_NO_TRANSACTION;
-            if (failCommits.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                throw new RollbackException("the database refused the commit");
-            }
-            committed.incrementAndGet();
-        }
-
-        @Override
-        public void rollback() {
-            status = Status.STATUS_NO_TRANSACTION;
-            rolledBack.incrementAndGet();
-        }
-
-        @Override
-        public void setRollbackOnly() {
-            status = Status.STATUS_MARKED_ROLLBACK;
-        }
-
-        @Override
-        public int getStatus() {
-            return status;
-        }
-
-        @Override
-        public void setTransactionTimeout(int seconds) {
         }
     }
 
