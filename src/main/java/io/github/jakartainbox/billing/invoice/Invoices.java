@@ -47,6 +47,12 @@ public class Invoices {
     BillingSchema schema;
     @Inject
     Outbox outbox;
+    /**
+     * {@link InvoiceIssued#topic()}, read once: its three configuration lookups for every invoice took about 7% of the
+     * server's CPU on the grouped path (JFR samples). The topic is fixed for the application's life anyway:
+     * {@link InvoicesIssuedTopic} makes it on the broker at start.
+     */
+    private volatile String issuedTopic;
 
     /**
      * Creates the invoice of a confirmed order and records its {@code invoices.issued} event in the outbox, both in
@@ -71,7 +77,12 @@ public class Invoices {
             em.flush();
         }
         // keyed by customer: one customer's mails keep their order on one partition, the others go out beside them
-        outbox.record(InvoiceIssued.topic(), invoice.getCustomerEmail(),
+        String topic = issuedTopic;
+        if (topic == null) {
+            topic = InvoiceIssued.topic();
+            issuedTopic = topic;
+        }
+        outbox.record(topic, invoice.getCustomerEmail(),
                 eventId -> InvoiceIssued.of(eventId, invoice).json());
         return invoice;
     }

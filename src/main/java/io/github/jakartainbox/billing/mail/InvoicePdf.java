@@ -12,6 +12,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.fontbox.ttf.CmapLookup;
 import org.apache.fontbox.ttf.TTFParser;
 import org.apache.fontbox.ttf.TrueTypeFont;
@@ -78,10 +80,9 @@ public final class InvoicePdf {
      * PDFBox's logger that warns, for each new standard 14 font, that this machine has no such font installed and a
      * fallback would draw it ("Using fallback font LiberationSans for base font Helvetica"). That fallback is only for
      * rendering the PDF to pixels, which this class never does: readers use their own Helvetica. The warning is
-     * logged once, when the faces below are made, and then raised to SEVERE: a new {@link PDType1Font} per document
-     * (PDFBox 3 fonts must not be shared between documents) logged it for every invoice, two log records per mail,
-     * about 6% of the mailer's CPU on Liberty (JFR samples). Held here so that the level stays set (JUL keeps
-     * loggers weakly).
+     * logged once, when the faces below are made, and then raised to SEVERE: a standard font made for a document
+     * (see {@link Standard}) would log it again, two log records per mail, about 6% of the mailer's CPU on Liberty
+     * (JFR samples). Held here so that the level stays set (JUL keeps loggers weakly).
      */
     private static final java.util.logging.Logger STANDARD_FONT_LOG =
             java.util.logging.Logger.getLogger(PDType1Font.class.getName());
@@ -108,18 +109,38 @@ public final class InvoicePdf {
         /** @return the code point's advance width in thousandths of the font size; only when {@link #has} */
         float advance(int codePoint);
 
-        /** @return a PDF font of this face for one document */
+        /** @return a PDF font of this face for one document, used by no other until {@link #release}d */
         PDFont load(PDDocument document) throws IOException;
+
+        /** @param font a font {@link #load} returned, whose document is saved or abandoned */
+        default void release(PDFont font) {
+        }
     }
 
-    /** A standard 14 font, not embedded: WinAnsi's code points, widths read once from its metrics. */
+    /**
+     * A standard 14 font, not embedded: WinAnsi's code points, widths read once from its metrics.
+     *
+     * <p>Its {@link PDType1Font}s are kept in a pool and lent to one document at a time. Making one per document took
+     * about 12% of a mail's composing CPU (JFR samples): the constructor builds a font descriptor from the AFM metrics
+     * (an average over all glyph widths) and asks the {@code FontMapper} for a glyph source (a dozen name lookups
+     * ending in the fallback font), and the new font's encoding cache starts empty. PDFBox 3 fonts are not to be
+     * shared between documents at once: {@code COSWriter} sets the font dictionary's object key while it saves, and
+     * the caches are not all thread-safe. A font lent to a single document until it is saved is used by one thread at
+     * a time, handed over through the pool's queue (a happens-before edge). What a document leaves in the dictionary
+     * is replaced by the next one: the object key is set again by the next save (its writer numbers objects itself),
+     * and the update state only matters for incremental saves, which a new document never makes. The dictionary holds
+     * no object of the document (Type, Subtype, BaseFont, Encoding names only). The pool holds at most as many fonts as
+     * documents were ever rendered at once.
+     */
     private static final class Standard implements Face {
         private final Standard14Fonts.FontName name;
         private final Map<Integer, Float> widths = new HashMap<>();
+        private final Queue<PDType1Font> idle = new ConcurrentLinkedQueue<>();
 
         Standard(Standard14Fonts.FontName name) throws IOException {
             this.name = name;
             PDType1Font font = new PDType1Font(name);
+            idle.add(font);
             GlyphList glyphs = GlyphList.getAdobeGlyphList();
             for (Map.Entry<Integer, String> e : WinAnsiEncoding.INSTANCE.getCodeToNameMap().entrySet()) {
                 String unicode = glyphs.toUnicode(e.getValue());
@@ -141,7 +162,13 @@ public final class InvoicePdf {
 
         @Override
         public PDFont load(PDDocument document) {
-            return new PDType1Font(name);
+            PDType1Font font = idle.poll();
+            return font != null ? font : new PDType1Font(name);
+        }
+
+        @Override
+        public void release(PDFont font) {
+            idle.add((PDType1Font) font);
         }
     }
 
@@ -194,29 +221,11 @@ public final class InvoicePdf {
      * @return the PDF's bytes; it shows the invoice number, order id, customer, date, amount and currency
      */
     public static byte[] render(Invoice invoice) {
+        Map<Face, PDFont> fonts = new HashMap<>();
         try (PDDocument document = new PDDocument(); ByteArrayOutputStream out = new ByteArrayOutputStream()) {
             PDPage page = new PDPage(PDRectangle.A4);
             document.addPage(page);
-            Map<Face, PDFont> fonts = new HashMap<>();
-            try (PDPageContentStream text = new PDPageContentStream(document, page)) {
-                text.beginText();
-                text.newLineAtOffset(60, 770);
-                text.setLeading(18);
-                show(text, document, fonts, BOLD, 20, "Invoice " + nullToEmpty(invoice.getInvoiceNumber()));
-                text.newLine();
-                text.newLine();
-                show(text, document, fonts, REGULAR, 12, "Order: " + nullToEmpty(invoice.getOrderId()));
-                text.newLine();
-                show(text, document, fonts, REGULAR, 12, "Customer: " + nullToEmpty(invoice.getCustomerEmail()));
-                text.newLine();
-                show(text, document, fonts, REGULAR, 12,
-                        "Date: " + invoice.getCreatedAt().format(DateTimeFormatter.ISO_LOCAL_DATE));
-                text.newLine();
-                text.newLine();
-                show(text, document, fonts, BOLD, 14,
-                        "Amount: " + invoice.getAmount().toPlainString() + " " + invoice.getCurrency());
-                text.endText();
-            }
+            draw(document, page, fonts, invoice);
             // the title is document metadata (UTF-16 in the PDF): no font, no fallback needed beyond controls
             document.getDocumentInformation().setTitle("Invoice " + printable(nullToEmpty(invoice.getInvoiceNumber()),
                     cp -> true));
@@ -227,6 +236,33 @@ public final class InvoicePdf {
             return out.toByteArray();
         } catch (IOException e) {
             throw new UncheckedIOException("the invoice PDF could not be rendered", e);
+        } finally {
+            // the document is saved (or abandoned) and closed: nothing writes through these fonts for it any more
+            fonts.forEach(Face::release);
+        }
+    }
+
+    /** Draws the invoice's lines on the page, loading into {@code fonts} the faces they use. */
+    private static void draw(PDDocument document, PDPage page, Map<Face, PDFont> fonts, Invoice invoice)
+            throws IOException {
+        try (PDPageContentStream text = new PDPageContentStream(document, page)) {
+            text.beginText();
+            text.newLineAtOffset(60, 770);
+            text.setLeading(18);
+            show(text, document, fonts, BOLD, 20, "Invoice " + nullToEmpty(invoice.getInvoiceNumber()));
+            text.newLine();
+            text.newLine();
+            show(text, document, fonts, REGULAR, 12, "Order: " + nullToEmpty(invoice.getOrderId()));
+            text.newLine();
+            show(text, document, fonts, REGULAR, 12, "Customer: " + nullToEmpty(invoice.getCustomerEmail()));
+            text.newLine();
+            show(text, document, fonts, REGULAR, 12,
+                    "Date: " + invoice.getCreatedAt().format(DateTimeFormatter.ISO_LOCAL_DATE));
+            text.newLine();
+            text.newLine();
+            show(text, document, fonts, BOLD, 14,
+                    "Amount: " + invoice.getAmount().toPlainString() + " " + invoice.getCurrency());
+            text.endText();
         }
     }
 

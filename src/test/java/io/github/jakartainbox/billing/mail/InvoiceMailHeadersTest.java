@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.mail.Session;
 import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
+import jakarta.mail.internet.MimeMultipart;
 import jakarta.mail.internet.MimeUtility;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -82,5 +84,19 @@ class InvoiceMailHeadersTest {
         for (String line : header.split("\r\n")) {
             assertTrue(line.length() <= 78, line.length() + " characters: " + line);
         }
+    }
+
+    /** The PDF leaves base64-encoded (named, not chosen by scanning it) and arrives as a PDF of the invoice. */
+    @Test
+    void thePdfPartIsBase64AndReadsBackAsTheInvoice() throws Exception {
+        MimeMessage received = sentAndReceived("ORD-\u00e9-\u4e2d");
+        MimeBodyPart pdf = (MimeBodyPart) ((MimeMultipart) received.getContent()).getBodyPart(1);
+
+        assertEquals("base64", pdf.getEncoding());
+        assertEquals("INV-2026-000007.pdf", pdf.getFileName());
+        assertTrue(pdf.isMimeType("application/pdf"), pdf.getContentType());
+        String text = InvoicePdfTest.text(pdf.getInputStream().readAllBytes());
+        assertTrue(text.contains("Order: ORD-\u00e9-\u4e2d"), text);
+        assertTrue(text.contains("Amount: 12.00 EUR"), text);
     }
 }
