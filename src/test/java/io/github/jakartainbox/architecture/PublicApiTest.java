@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * and every public type of the API packages ({@code inbox}, {@code inbox.spi}, {@code inbox.text},
  * {@code inbox.deadletter}, {@code inbox.retention}, the test kit's {@code testkit}) is named there, as a type of the
  * API or as one public only because a container requires it. Every other inbox package is internal and left out of the
- * inbox's Javadoc (pom.xml, execution {@code inbox-javadoc}).
+ * inbox's Javadoc (modules/inbox/pom.xml, execution {@code inbox-javadoc}).
  */
 class PublicApiTest {
 
@@ -76,10 +76,10 @@ class PublicApiTest {
                 internal.add(pkg);
             }
         }
-        String pom = Files.readString(Path.of("pom.xml"));
+        String pom = Files.readString(Path.of("modules/inbox/pom.xml"));
         Matcher excluded = Pattern.compile(
                 "<id>inbox-javadoc</id>[\\s\\S]*?<excludePackageNames>([^<]*)</excludePackageNames>").matcher(pom);
-        assertTrue(excluded.find(), "no excludePackageNames in pom.xml's inbox-javadoc execution");
+        assertTrue(excluded.find(), "no excludePackageNames in modules/inbox/pom.xml's inbox-javadoc execution");
         assertEquals(internal, new TreeSet<>(Arrays.asList(excluded.group(1).trim().split(":"))),
                 "the internal inbox packages against those the inbox Javadoc leaves out");
     }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * docs/running.md's "Layout" names every source root of the build, and nothing that is not there: each
- * {@code src/*}{@code /java}, each directory under {@code src/main}, {@code src/test} and {@code src/build}, each
+ * {@code src/*}{@code /java}, each directory under {@code src/main} and {@code src/test}, each
  * directory of Flyway migrations, and each source or resource directory pom.xml names.
  */
 class DocsLayoutTest {
@@ -63,7 +63,7 @@ class DocsLayoutTest {
     /** @return the directories the build compiles or copies, found on disk and in pom.xml */
     static Set<String> sourceRoots() throws IOException {
         Set<String> roots = new TreeSet<>();
-        for (String parent : List.of("src/main", "src/test", "src/build")) {
+        for (String parent : List.of("src/main", "src/test")) {
             children(Path.of(parent)).forEach(roots::add);
         }
         for (String part : children(Path.of("src"))) {
@@ -105,7 +105,7 @@ class DocsLayoutTest {
     void layoutNamesEverySourceRootOfTheBuild() throws IOException {
         List<String> entries = layout();
         Set<String> roots = sourceRoots();
-        assertTrue(roots.containsAll(List.of("src/main/java", "src/test/java", "src/testkit/java", "src/build/poms")),
+        assertTrue(roots.containsAll(List.of("src/main/java", "src/test/java", "src/testkit/java")),
                 "the source roots were found: " + roots);
         List<String> missing = roots.stream().filter(root -> !named(root, entries)).toList();
         assertEquals(List.of(), missing, PAGE + " \"Layout\" names every source root of the build; add these");

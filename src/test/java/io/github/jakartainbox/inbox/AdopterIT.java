@@ -40,8 +40,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The library as another team adopts it: the adopter project {@code src/test/adopter} (a {@code pom.xml} that
  * depends on {@code io.github.jakartainbox:inbox} alone, one {@code @Idempotent} consumer on its own topic writing its
- * own table, its {@code microprofile-config.properties}) built by Maven offline against the local repository, where
- * the build installed the inbox before the integration tests; deployed on a Liberty server configured only by the
+ * own table, its {@code microprofile-config.properties}, the inbox's version from {@code inbox-bom}) built by Maven with
+ * an empty local repository against the repository the build deployed the library to before the integration tests
+ * ({@code library.repo}) and Maven Central; deployed on a Liberty server configured only by the
  * project's {@code server.xml}. Duplicates give one effect per event, in both partitioning modes: 100 events sent 1 to
  * 3 times each, shuffled, and one more event through the test kit ({@link IdempotencyCheck}: 5 deliveries in a row, 5
  * at once, a {@code kill -9} of the server right after its first commit). Nothing of the billing example is in the
@@ -213,18 +214,23 @@ class AdopterIT {
         Files.copy(war, serverDir.resolve("dropins/adopter.war"), StandardCopyOption.REPLACE_EXISTING);
     }
 
+    /** The adopter's WAR, built once per run: both tests deploy the same WAR. */
+    private static Path adopterWar;
+
     /**
-     * Builds a copy of the adopter project in the build directory (its target/ stays out of src/), with the local
-     * repository of the build that runs this test. First its dependencies are resolved: a fresh machine's repository
-     * holds only what this build resolved, and the adopter's jakartaee-api asks for API versions this build's BOMs
-     * replace. Then the WAR is built offline, so the inbox can come only from where this build installed it.
+     * Builds a copy of the adopter project in the build directory (its target/ stays out of src/), as a team does
+     * from its repository manager: with a local repository of its own, empty at the start, and a settings file that
+     * names the repository this build deployed the library to ({@code library.repo}) besides Maven Central. The inbox
+     * and its BOM can come only from there: no other repository holds them, and the test asserts where they came from.
      */
-    private static Path buildAdopterWar() throws Exception {
+    private static synchronized Path buildAdopterWar() throws Exception {
+        if (adopterWar != null) {
+            return adopterWar;
+        }
         Path copy = WAR.resolveSibling("adopter-project");
-        if (Files.exists(copy)) {
-            try (Stream<Path> old = Files.walk(copy)) {
-                old.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+        Path localRepository = WAR.resolveSibling("adopter-repository");
+        for (Path old : List.of(copy, localRepository)) {
+            deleteTree(old);
         }
         try (Stream<Path> files = Files.walk(PROJECT)) {
             for (Path file : files.filter(Files::isRegularFile).toList()) {
@@ -233,15 +239,59 @@ class AdopterIT {
                 Files.copy(file, to);
             }
         }
-        maven(copy, "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:resolve");
-        maven(copy, "-o", "package");
-        return copy.resolve("target/adopter.war");
+        Path library = Path.of(System.getProperty("library.repo", "target/library-repo")).toAbsolutePath();
+        assertTrue(Files.isDirectory(library.resolve("io/github/jakartainbox/inbox-bom")),
+                "the library is deployed to " + library + " before the integration tests (pom.xml, execution library)");
+        Path settings = copy.resolve("settings.xml");
+        Files.writeString(settings, librarySettings(library));
+        String version = System.getProperty("library.version", "0.1.0-SNAPSHOT");
+        maven(copy, "-s", settings.toString(), "-Dmaven.repo.local=" + localRepository.toAbsolutePath(),
+                "-Dinbox.version=" + version, "package");
+        for (String artifact : List.of("inbox-bom", "inbox")) {
+            Path origin = localRepository.resolve("io/github/jakartainbox/" + artifact + "/" + version
+                    + "/_remote.repositories");
+            assertTrue(Files.isRegularFile(origin) && Files.readString(origin).contains(">library="),
+                    artifact + " resolved from the deployed repository (" + origin + ")");
+        }
+        adopterWar = copy.resolve("target/adopter.war");
+        return adopterWar;
     }
 
-    private static void maven(Path project, String... arguments) throws Exception {
+    /** @return a Maven settings file whose only repository besides Maven Central is {@code library} */
+    static String librarySettings(Path library) {
+        return """
+                <settings>
+                  <profiles>
+                    <profile>
+                      <id>library</id>
+                      <repositories>
+                        <repository>
+                          <id>library</id>
+                          <url>%s</url>
+                          <releases><enabled>true</enabled></releases>
+                          <snapshots><enabled>true</enabled></snapshots>
+                        </repository>
+                      </repositories>
+                    </profile>
+                  </profiles>
+                  <activeProfiles>
+                    <activeProfile>library</activeProfile>
+                  </activeProfiles>
+                </settings>
+                """.formatted(library.toUri());
+    }
+
+    static void deleteTree(Path root) throws java.io.IOException {
+        if (Files.exists(root)) {
+            try (Stream<Path> old = Files.walk(root)) {
+                old.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    static void maven(Path project, String... arguments) throws Exception {
         String mvn = Path.of(System.getProperty("maven.home"), "bin", "mvn").toString();
-        List<String> command = new ArrayList<>(
-                List.of(mvn, "-B", "-Dmaven.repo.local=" + System.getProperty("maven.repo.local")));
+        List<String> command = new ArrayList<>(List.of(mvn, "-B", "-ntp"));
         command.addAll(List.of(arguments));
         Path log = project.resolve("build.log");
         Process maven = new ProcessBuilder(command).directory(project.toFile()).redirectErrorStream(true)

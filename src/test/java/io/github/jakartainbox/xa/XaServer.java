@@ -79,9 +79,10 @@ public final class XaServer {
      * @param properties  its MicroProfile Config properties ({@code inbox.datasource}, ...)
      */
     public void deploy(String application, Map<String, String> properties) throws IOException {
-        Path libraryJar = war.resolveSibling("billing-inbox.jar");
+        Path libraryJar = Path.of(System.getProperty("inbox.jar", "modules/inbox/target/inbox.jar"));
         if (!Files.isRegularFile(libraryJar)) {
-            throw new IllegalStateException(libraryJar + " is built by mvn package");
+            throw new IllegalStateException(libraryJar + " is built by the library's build (pom.xml, execution "
+                    + "library, before the integration tests)");
         }
         StringBuilder config = new StringBuilder();
         properties.forEach((k, v) -> config.append(k).append('=').append(v).append('\n'));
