@@ -8,6 +8,7 @@ import jakarta.enterprise.inject.spi.AnnotatedType;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
+import jakarta.transaction.Transactional;
 import java.lang.annotation.Annotation;
 import java.time.Duration;
 import java.util.Collections;
@@ -29,6 +30,8 @@ public class IdempotentChannels implements Extension {
 
     private final Map<String, String> consumerByChannel = new TreeMap<>();
     private final Set<String> incoming = new TreeSet<>();
+    /** Channels whose method begins or joins a transaction of its own ({@code @Transactional} REQUIRED or REQUIRES_NEW). */
+    private final Set<String> transactional = new TreeSet<>();
     /** System.nanoTime() when the deployment was validated: the application's start, as readiness counts it. */
     private volatile long startedNanos = System.nanoTime();
 
@@ -42,6 +45,9 @@ public class IdempotentChannels implements Extension {
             for (Annotation annotation : method.getAnnotations()) {
                 if (annotation instanceof Incoming in) {
                     incoming.add(in.value());
+                    if (transactional(method, type)) {
+                        transactional.add(in.value());
+                    }
                     if (binding != null) {
                         consumerByChannel.put(in.value(), binding.consumer());
                     }
@@ -80,6 +86,21 @@ public class IdempotentChannels implements Extension {
     /** @return channel name to the {@code @Idempotent(consumer)} value of its method, sorted by channel */
     public Map<String, String> consumerByChannel() {
         return Collections.unmodifiableMap(consumerByChannel);
+    }
+
+    /**
+     * @return the {@code @Incoming} channels whose method, or its type, is {@code @Transactional} with
+     *         {@code REQUIRED} or {@code REQUIRES_NEW}: it runs in a transaction whether or not its caller has one
+     */
+    public Set<String> transactionalChannels() {
+        return Collections.unmodifiableSet(transactional);
+    }
+
+    private static boolean transactional(AnnotatedMethod<?> method, AnnotatedType<?> type) {
+        Transactional tx = method.isAnnotationPresent(Transactional.class) ? method.getAnnotation(Transactional.class)
+                : type.getAnnotation(Transactional.class);
+        return tx != null && (tx.value() == Transactional.TxType.REQUIRED
+                || tx.value() == Transactional.TxType.REQUIRES_NEW);
     }
 
     /** @return every {@code @Incoming} channel of the application, {@code @Idempotent} or not, sorted */

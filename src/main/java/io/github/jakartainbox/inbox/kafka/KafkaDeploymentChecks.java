@@ -17,7 +17,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /**
  * The Kafka capability's deployment checks of the {@code @Idempotent} methods that {@link IdempotentExtension}
  * found: a {@code concurrency} channel without a {@code topic} fails the deployment (INBOX0609E), and so does an
- * {@code inbox-kafka} channel in groups whose method is not {@code @Idempotent} (INBOX0621E); a channel that
+ * {@code inbox-kafka} channel in groups whose method is neither {@code @Idempotent} nor {@code @Transactional}
+ * (INBOX0621E); a channel that
  * reads uncommitted records (INBOX0012W) and a Kafka client with a known unsafe version (INBOX0014W) are warned of.
  */
 public class KafkaDeploymentChecks implements Extension {
@@ -33,8 +34,10 @@ public class KafkaDeploymentChecks implements Extension {
             });
         }
         IdempotentChannels channels = beans.getExtension(IdempotentChannels.class);
-        KafkaIsolationCheck.inboxKafkaWithoutInbox(config, channels.incomingChannels(),
-                channels.consumerByChannel().keySet()).forEach(found -> {
+        java.util.Set<String> ownTransaction = new java.util.TreeSet<>(channels.consumerByChannel().keySet());
+        ownTransaction.addAll(channels.transactionalChannels());
+        KafkaIsolationCheck.inboxKafkaWithoutInbox(config, channels.incomingChannels(), ownTransaction)
+                .forEach(found -> {
                     String problem = KafkaMessage.INBOX0621E.format(found.channel(), found.maxGroupSize());
                     InboxLog.LOG.severe(problem);
                     event.addDeploymentProblem(new DeploymentException(problem));

@@ -101,9 +101,9 @@ public final class KafkaIsolationCheck {
     /**
      * @param config     the MicroProfile Config the connectors read their attributes from
      * @param incoming   every {@code @Incoming} channel of the application
-     * @param idempotent the channels whose method is {@code @Idempotent}
-     * @return the channels of {@code incoming} on the {@code inbox-kafka} connector whose method is not
-     *         {@code @Idempotent} and whose {@code group.max-size} (on the channel or the connector, default 100) is
+     * @param idempotent the channels whose method has a transaction of its own: {@code @Idempotent} (the inbox
+     *                   begins one per attempt) or {@code @Transactional} (REQUIRED or REQUIRES_NEW)
+     * @return the channels of {@code incoming} on the {@code inbox-kafka} connector whose method has none and whose {@code group.max-size} (on the channel or the connector, default 100) is
      *         above 1 ({@code INBOX0621E}): such a method runs inside the group's transaction, but after a rollback
      *         alone with none, where a method writing through JPA fails on the same record for ever. With
      *         {@code group.max-size=1} the connector serves such a method for its offsets only, and the method

@@ -46,8 +46,8 @@ public enum KafkaMessage implements CataloguedMessage {
     INBOX0619I(Level.INFO, "Channel {0}: topic {1} exists again (topic id {2}, {3} partitions)."),
     INBOX0620E(Level.SEVERE, "Channel {0}: the message at {1} failed {2} times in a row ({3}); it is delivered "
             + "again every {4} ms, and this is said again at {5}."),
-    INBOX0621E(Level.SEVERE, "Channel {0} (inbox-kafka, group.max-size {1}): its method is not @Idempotent, "
-            + "so after a rollback records run with no transaction. Annotate it, or set group.max-size=1.");
+    INBOX0621E(Level.SEVERE, "Channel {0} (inbox-kafka, group.max-size {1}): method lacks @Idempotent and "
+            + "@Transactional: after a rollback it runs with no transaction. Add one or set group.max-size=1.");
 
     private final Text text;
 
