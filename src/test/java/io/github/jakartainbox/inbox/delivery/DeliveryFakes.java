@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.delivery;
 
+import io.github.jakartainbox.testing.FakeInvocation;
 import io.github.jakartainbox.inbox.claim.ClaimKey;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
@@ -11,17 +12,12 @@ import io.github.jakartainbox.inbox.failure.RetryPolicy;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import io.github.jakartainbox.inbox.spi.DeliverySpan;
-import jakarta.interceptor.InvocationContext;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.Method;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -178,59 +174,11 @@ public final class DeliveryFakes {
     }
 
     /** The intercepted call of {@link Channel#onOrder}: counts the method's runs, which do what its body says. */
-    public static class Call implements InvocationContext {
-        public final AtomicInteger runs = new AtomicInteger();
-        private final Body body;
-        private Object[] parameters;
+    public static class Call extends FakeInvocation {
 
-        public Call(Message<?> message, Body body) {
-            this.parameters = new Object[] {message};
-            this.body = body;
-        }
-
-        @Override
-        public Object getTarget() {
-            return new Channel();
-        }
-
-        @Override
-        public Object getTimer() {
-            return null;
-        }
-
-        @Override
-        public Method getMethod() {
-            try {
-                return Channel.class.getMethod("onOrder", Message.class);
-            } catch (NoSuchMethodException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-
-        @Override
-        public Constructor<?> getConstructor() {
-            return null;
-        }
-
-        @Override
-        public Object[] getParameters() {
-            return parameters;
-        }
-
-        @Override
-        public void setParameters(Object[] parameters) {
-            this.parameters = parameters;
-        }
-
-        @Override
-        public Map<String, Object> getContextData() {
-            return new HashMap<>();
-        }
-
-        @Override
-        public Object proceed() throws Exception {
-            runs.incrementAndGet();
-            return body.run((Message<?>) parameters[0]);
+        public Call(Message<?> message, DeliveryFakes.Body body) {
+            super(new Channel(), method(Channel.class, "onOrder", Message.class), new Object[] {message},
+                    parameters -> body.run((Message<?>) parameters[0]));
         }
     }
 

@@ -16,19 +16,14 @@ import io.github.jakartainbox.inbox.delivery.DeliveryCall;
 import io.github.jakartainbox.inbox.delivery.DeliveryFakes;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
+import io.github.jakartainbox.testing.FakeInvocation;
 import io.github.jakartainbox.testing.FakeTransactions;
-import jakarta.interceptor.InvocationContext;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 import jakarta.jms.TextMessage;
 import jakarta.transaction.Status;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 
@@ -46,59 +41,11 @@ class JmsDeliveriesTest {
     }
 
     /** The intercepted {@code onMessage}: counts its runs, which do what the test says. */
-    private static final class OnMessage implements InvocationContext {
-        int runs;
-        final Callable<Object> body;
-        Object[] parameters;
+    private static final class OnMessage extends FakeInvocation {
 
         OnMessage(TextMessage message, Callable<Object> body) {
-            this.parameters = new Object[] {message};
-            this.body = body;
-        }
-
-        @Override
-        public Object getTarget() {
-            return new Bean();
-        }
-
-        @Override
-        public Object getTimer() {
-            return null;
-        }
-
-        @Override
-        public Method getMethod() {
-            try {
-                return Bean.class.getMethod("onMessage", Message.class);
-            } catch (NoSuchMethodException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-
-        @Override
-        public Constructor<?> getConstructor() {
-            return null;
-        }
-
-        @Override
-        public Object[] getParameters() {
-            return parameters;
-        }
-
-        @Override
-        public void setParameters(Object[] parameters) {
-            this.parameters = parameters;
-        }
-
-        @Override
-        public Map<String, Object> getContextData() {
-            return new HashMap<>();
-        }
-
-        @Override
-        public Object proceed() throws Exception {
-            runs++;
-            return body.call();
+            super(new Bean(), method(Bean.class, "onMessage", Message.class), new Object[] {message},
+                    parameters -> body.call());
         }
     }
 
@@ -150,7 +97,7 @@ class JmsDeliveriesTest {
         DeliveryFakes.Span span = new DeliveryFakes.Span();
         OnMessage call = new OnMessage(text(order(EVENT), "ID:1"), () -> null);
         deliver(call, span);
-        assertEquals(1, call.runs);
+        assertEquals(1, call.runs.get());
         assertEquals(List.of(EVENT), inbox.claims);
         assertEquals(1, registry.synchronizations.size(), "a commit that fails after the method counts as an attempt");
         assertFalse(registry.getRollbackOnly());
@@ -163,7 +110,7 @@ class JmsDeliveriesTest {
         DeliveryFakes.Span span = new DeliveryFakes.Span();
         OnMessage again = new OnMessage(text(order(EVENT), "ID:2"), () -> null);
         assertNull(deliver(again, span));
-        assertEquals(0, again.runs);
+        assertEquals(0, again.runs.get());
         assertFalse(registry.getRollbackOnly(), "consumed");
         assertEquals(DeliveryOutcome.DUPLICATE, span.outcome);
     }
@@ -187,7 +134,7 @@ class JmsDeliveriesTest {
         DeliveryFakes.Span span = new DeliveryFakes.Span();
         OnMessage last = new OnMessage(message, () -> null);
         deliver(last, span);
-        assertEquals(0, last.runs, "the verdict was kept: no third run");
+        assertEquals(0, last.runs.get(), "the verdict was kept: no third run");
         assertEquals(1, deadLetters.rows.size());
         assertTrue(deadLetters.rows.get(0).startsWith("billing/" + EVENT + "/2/"), deadLetters.rows.get(0));
         assertFalse(registry.getRollbackOnly(), "consumed once recorded");
@@ -201,6 +148,6 @@ class JmsDeliveriesTest {
         IllegalStateException refused = assertThrows(IllegalStateException.class,
                 () -> deliver(call, new DeliveryFakes.Span()));
         assertTrue(refused.getMessage().startsWith("INBOX0706E"), refused.getMessage());
-        assertEquals(0, call.runs);
+        assertEquals(0, call.runs.get());
     }
 }
