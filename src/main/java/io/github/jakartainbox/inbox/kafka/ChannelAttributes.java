@@ -48,9 +48,16 @@ final class ChannelAttributes {
             text -> text.equals("database") ? Boolean.TRUE : text.equals("kafka") ? Boolean.FALSE : null,
             InboxMessage.INBOX0004E);
 
+    /** {@code true} for {@code share} (a KIP-932 share group, {@link ShareLoop}), {@code false} for {@code classic}. */
+    static final ConfigKey<Boolean> SHARE_GROUP = ConfigKey.of("group.type", "classic",
+            "classic (a consumer group: one consumer per partition) or share (a share group: records acquired and "
+                    + "acknowledged one by one)",
+            text -> text.equals("share") ? Boolean.TRUE : text.equals("classic") ? Boolean.FALSE : null,
+            InboxMessage.INBOX0004E);
+
     /** The catalogue. */
     static final List<ConfigKey<?>> KEYS = List.of(TOPIC, GROUP_MAX_SIZE, GROUP_TIMEOUT, COMMIT_LAG_ALERT,
-            MULTI_ROW_CLAIM, OFFSETS_IN_DATABASE);
+            MULTI_ROW_CLAIM, OFFSETS_IN_DATABASE, SHARE_GROUP);
 
     /**
      * Attributes never handed to the Kafka consumer: the catalogue's, those Reactive Messaging sets, and
