@@ -211,9 +211,7 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
             new ConfigKeyName(ChannelAttributes.MULTI_ROW_CLAIM.name(), null,
                     "a share channel claims one record per transaction: remove it"),
             new ConfigKeyName(ChannelAttributes.OFFSETS_IN_DATABASE.name(), null,
-                    "a share group's progress is the broker's, not an offset: remove it"),
-            new ConfigKeyName("concurrency", null,
-                    "add consumers to the share group with more channels or servers of the same group.id"));
+                    "a share group's progress is the broker's, not an offset: remove it"));
 
     /** A classic-only attribute, the one value share mode allows ({@code null}: none), and what to do. */
     private record ConfigKeyName(String name, String allowed, String instead) {
