@@ -57,7 +57,9 @@ import org.eclipse.microprofile.reactive.streams.operators.ReactiveStreams;
  * ({@code database}, the default: each group's offsets are also written to the inbox's table
  * {@code inbox_kafka_offset} in the group's transaction and read at assignment, so that a database failover that
  * loses commits loses their offsets with them, see {@link OffsetChoice}; or {@code kafka}: Kafka's committed offsets
- * only). Defaults differing from the
+ * only); {@code group.type} ({@code classic}, the default, or {@code share}: a KIP-932 share group read by
+ * {@link ShareLoop}, one record per transaction, which refuses the classic-only attributes and the consumer keys a
+ * share consumer rejects). Defaults differing from the
  * Kafka client's: {@code isolation.level=read_committed}, {@code enable.auto.commit=false} (required),
  * {@code metadata.max.age.ms=30000} (partitions added to a topic are read within it and a rebalance).
  * Needs the feature {@code concurrent-3.0} ({@code INBOX0600E}).
