@@ -38,14 +38,14 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
     /** The channel's settings, read and checked by the connector. */
     record Settings(String channel, Properties kafka, List<String> topics, String groupId, int maxGroupSize,
                     Duration groupTimeout, Duration pollTimeout, Duration lagWarning, boolean multiRowClaim,
-                    boolean offsetsInDatabase, boolean share) {
+                    boolean offsetsInDatabase, boolean share, Map<String, String> shareGroupConfig) {
 
         /** A classic consumer group's settings. */
         Settings(String channel, Properties kafka, List<String> topics, String groupId, int maxGroupSize,
                  Duration groupTimeout, Duration pollTimeout, Duration lagWarning, boolean multiRowClaim,
                  boolean offsetsInDatabase) {
             this(channel, kafka, topics, groupId, maxGroupSize, groupTimeout, pollTimeout, lagWarning, multiRowClaim,
-                    offsetsInDatabase, false);
+                    offsetsInDatabase, false, Map.of());
         }
     }
 
@@ -55,16 +55,19 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
      */
     record Clients(Function<Properties, Consumer<Object, Object>> consumers,
                    Function<Properties, ClusterTopics> topics,
-                   Function<Properties, ShareConsumer<Object, Object>> shareConsumers) {
+                   Function<Properties, ShareConsumer<Object, Object>> shareConsumers,
+                   Function<Properties, ShareGroupConfig> shareGroupConfig) {
 
         /** The real clients. */
         static final Clients KAFKA = new Clients(KafkaConsumer::new, ClusterTopics.OverAdmin::new,
-                KafkaShareConsumer::new);
+                KafkaShareConsumer::new, ShareGroupConfig::overAdmin);
 
         /** Clients of a classic channel only. */
         Clients(Function<Properties, Consumer<Object, Object>> consumers, Function<Properties, ClusterTopics> topics) {
             this(consumers, topics, properties -> {
                 throw new IllegalStateException("no share consumer in these clients");
+            }, properties -> {
+                throw new IllegalStateException("no share group in these clients");
             });
         }
     }

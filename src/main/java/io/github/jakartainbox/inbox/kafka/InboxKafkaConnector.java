@@ -190,12 +190,12 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
      * settings are the group's configuration, set with {@code kafka-configs --entity-type groups}.
      */
     static final Map<String, String> NOT_FOR_SHARE = Map.of(
-            "auto.offset.reset", "a new share group starts where the group config share.auto.offset.reset says "
-                    + "(latest by default): set it with kafka-configs --alter --entity-type groups --entity-name "
-                    + "<group.id> --add-config share.auto.offset.reset=earliest",
-            "isolation.level", "a share group reads as its group config share.isolation.level says: set it with "
-                    + "kafka-configs --alter --entity-type groups --entity-name <group.id> --add-config "
-                    + "share.isolation.level=read_committed",
+            "auto.offset.reset", "a new share group starts where its group config share.auto.offset.reset says "
+                    + "(latest by default): set the channel's share.auto.offset.reset=earliest instead, which the "
+                    + "connector sets on the group",
+            "isolation.level", "a share group reads as its group config share.isolation.level says: set the "
+                    + "channel's share.isolation.level instead (read_committed by default), which the connector "
+                    + "sets on the group",
             "enable.auto.commit", "a share group has no offsets to commit: each record is acknowledged after its "
                     + "transaction commits",
             "group.instance.id", "share groups have no static membership",
@@ -242,9 +242,14 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         kafka.setProperty("share.acknowledgement.mode", "explicit");
         kafka.putIfAbsent("client.id", "inbox-kafka-" + channel.replace('$', '-'));
         Duration groupTimeout = ChannelAttributes.read(config, channel, ChannelAttributes.GROUP_TIMEOUT);
+        Map<String, String> groupConfig = new java.util.TreeMap<>();
+        groupConfig.put(ChannelAttributes.SHARE_ISOLATION_LEVEL.name(),
+                ChannelAttributes.read(config, channel, ChannelAttributes.SHARE_ISOLATION_LEVEL));
+        ChannelAttributes.find(config, channel, ChannelAttributes.SHARE_AUTO_OFFSET_RESET)
+                .ifPresent(reset -> groupConfig.put(ChannelAttributes.SHARE_AUTO_OFFSET_RESET.name(), reset));
         return new InboxKafkaChannel.Settings(channel, kafka, topics, groupId, 1, groupTimeout,
                 Duration.ofMillis(500), ChannelAttributes.read(config, channel, ChannelAttributes.COMMIT_LAG_ALERT),
-                false, false, true);
+                false, false, true, Map.copyOf(groupConfig));
     }
 
     private static String baseName(String channel) {

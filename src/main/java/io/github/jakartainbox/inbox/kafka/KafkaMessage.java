@@ -53,7 +53,9 @@ public enum KafkaMessage implements CataloguedMessage {
     INBOX0623W(Level.WARNING, "Channel {0}: acknowledgements of {1} failed ({2}); those records come back and meet "
             + "their inbox rows. Said once per consumer, counted always."),
     INBOX0624W(Level.WARNING, "Channel {0}: the delivery of {1} has run {2} ms, past the lock ({3} ms): its poll''s {4} "
-            + "records go back to the share group.");
+            + "records go back to the share group."),
+    INBOX0625W(Level.WARNING, "Channel {0}: share group {1}''s config {2} could not be set ({3}); nothing is read until "
+            + "it is, tried again in {4} ms.");
 
     private final Text text;
 

@@ -80,7 +80,12 @@ final class ShareLoop implements Runnable {
             return t;
         });
         try {
+            boolean configured = settings.shareGroupConfig().isEmpty();
             while (channel.running()) {
+                if (!configured) {
+                    configured = configureGroup();
+                    continue;
+                }
                 try (ShareConsumer<Object, Object> c = clients.shareConsumers().apply(settings.kafka())) {
                     consumer = c;
                     ackFailureSaid = false;
@@ -111,6 +116,30 @@ final class ShareLoop implements Runnable {
             }
         } finally {
             deliveries.shutdownNow();
+        }
+    }
+
+    /**
+     * Sets the share group's own configuration (its isolation level, where a new group starts) before the consumer
+     * joins: records read under the group's default {@code read_uncommitted} could be of aborted transactions.
+     *
+     * @return whether it is set; if not, it was said (INBOX0625W) and the channel waited before the next try
+     */
+    private boolean configureGroup() {
+        try {
+            clients.shareGroupConfig().apply(settings.kafka()).set(settings.groupId(), settings.shareGroupConfig());
+            return true;
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            if (channel.running()) {
+                KafkaMessage.INBOX0625W.log(settings.channel(), settings.groupId(),
+                        settings.shareGroupConfig().toString(), Failures.describe(e),
+                        String.valueOf(InboxKafkaChannel.RETRY_MILLIS * 5));
+                channel.pause(InboxKafkaChannel.RETRY_MILLIS * 5);
+            }
+            return false;
         }
     }
 

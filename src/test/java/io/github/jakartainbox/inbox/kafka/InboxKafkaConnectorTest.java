@@ -125,7 +125,13 @@ class InboxKafkaConnectorTest {
         assertEquals("explicit", s.kafka().getProperty("share.acknowledgement.mode"));
         assertTrue(!s.kafka().containsKey("isolation.level") && !s.kafka().containsKey("enable.auto.commit"),
                 "none of the keys a share consumer refuses is set: " + s.kafka());
+        assertEquals(Map.of("share.isolation.level", "read_committed"), s.shareGroupConfig(),
+                "the group reads committed records, as a classic channel; where a new group starts is left to it");
         assertTrue(!InboxKafkaConnector.settings(config(channel("orders-billing"))).share(), "classic by default");
+        p.put("share.auto.offset.reset", "by_duration:PT1H");
+        p.put("share.isolation.level", "read_uncommitted");
+        assertEquals(Map.of("share.isolation.level", "read_uncommitted", "share.auto.offset.reset", "by_duration:PT1H"),
+                InboxKafkaConnector.settings(config(p)).shareGroupConfig());
     }
 
     @Test
@@ -144,10 +150,12 @@ class InboxKafkaConnectorTest {
         implicit.put("share.acknowledgement.mode", "implicit");
         Map<String, String> type = channel("a");
         type.put("group.type", "queue");
+        Map<String, String> shareReset = channel("a");
+        shareReset.put("share.auto.offset.reset", "first");
         Map<Map<String, String>, String> cases = Map.of(reset, "share.auto.offset.reset=earliest",
-                isolation, "share.isolation.level=read_committed", autoCommit, "enable.auto.commit",
+                isolation, "share.isolation.level", autoCommit, "enable.auto.commit",
                 grouped, "one record per transaction", offsets, "offset-store", implicit, "needs explicit",
-                type, "group.type");
+                type, "group.type", shareReset, "share.auto.offset.reset");
         cases.forEach((p, expected) -> {
             if (!p.containsKey("group.type")) {
                 p.put("group.type", "share");

@@ -20,8 +20,6 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.config.ConfigResource;
@@ -40,8 +38,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Issue 42: an {@code inbox-kafka} channel in share-group mode ({@code group.type=share}) on real Liberty, Kafka
  * and PostgreSQL: two share consumers (the channel's two copies) of one group on a topic of one partition. The
- * group starts at the log's start ({@code share.auto.offset.reset=earliest}, set on the group through Admin, as
- * docs/kafka-connector.md says).
+ * channel sets its group's config before joining: {@code share.auto.offset.reset=earliest} (the channel's
+ * attribute) and {@code share.isolation.level=read_committed} (its default).
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
@@ -60,6 +58,7 @@ class ShareGroupIT {
         String p = "mp.messaging.incoming." + CHANNEL + ".";
         String config = p + "connector=inbox-kafka\n"
                 + p + "group.type=share\n"
+                + p + "share.auto.offset.reset=earliest\n"
                 + p + "concurrency=2\n"
                 + p + "topic=" + TOPIC + "\n"
                 + p + "group.id=" + GROUP + "\n"
@@ -68,9 +67,6 @@ class ShareGroupIT {
                 + p + "value.deserializer=" + StringDeserializer.class.getName() + "\n";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestEnv.BOOTSTRAP))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
-            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, GROUP), List.of(
-                    new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
-                            AlterConfigOp.OpType.SET)))).all().get();
         }
         try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/"
                 + System.getenv().getOrDefault("DB_NAME", "billing"), "postgres", "");
@@ -114,7 +110,16 @@ class ShareGroupIT {
                 () -> assertEquals(20, Api.figure(CHANNEL, "processed")),
                 () -> assertEquals(1, Api.figure(CHANNEL, "deadLettered")),
                 () -> assertEquals(0, gauge("inbox_kafka_share_released")),
+                () -> assertEquals("read_committed", groupConfig("share.isolation.level")),
                 () -> assertEquals(0, gauge("inbox_kafka_share_ack_errors")));
+    }
+
+    /** @return the share group's config value as the broker describes it */
+    private static String groupConfig(String name) throws Exception {
+        ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, GROUP);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestEnv.BOOTSTRAP))) {
+            return admin.describeConfigs(List.of(group)).all().get().get(group).get(name).value();
+        }
     }
 
     /** @return the share channel's gauge at /metrics (its copies summed), -1 when it is not there */

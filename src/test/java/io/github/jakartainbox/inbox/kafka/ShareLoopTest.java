@@ -54,6 +54,8 @@ class ShareLoopTest {
     private final AckingShareConsumer consumer = new AckingShareConsumer();
     private final Method method = new Method();
     private final AtomicInteger consumersOpened = new AtomicInteger();
+    private final List<String> groupConfigs = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger groupConfigRefusals = new AtomicInteger();
     private InboxKafkaChannel channel;
 
     @AfterEach
@@ -170,6 +172,17 @@ class ShareLoopTest {
         assertAll(() -> assertTrue(consumer.closedNow()), () -> assertEquals(List.of("0:ACCEPT"), second.acks()));
     }
 
+    @Test
+    void theShareGroupsConfigIsSetBeforeAConsumerJoinsAndTriedAgainWhenRefused() {
+        groupConfigRefusals.set(1);
+        consumer.acquire(record(0, 1));
+        start(() -> consumer);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> consumer.acks().size() == 1);
+        String set = "billing {share.isolation.level=read_committed} with 0 consumers open";
+        assertEquals(List.of(set, set), groupConfigs, "refused once, set at the second try, before any consumer");
+    }
+
     // ------------------------------------------------------------------------------------------------ the harness
 
     private static ConsumerRecord<Object, Object> record(long offset, int deliveryCount) {
@@ -180,7 +193,7 @@ class ShareLoopTest {
     private void start(java.util.function.Supplier<AckingShareConsumer> consumers) {
         InboxKafkaChannel.Settings settings = new InboxKafkaChannel.Settings("orders-billing", new Properties(),
                 List.of(TOPIC), "billing", 1, Duration.ofSeconds(2), Duration.ofMillis(10), Duration.ofMinutes(5),
-                false, false, true);
+                false, false, true, Map.of("share.isolation.level", "read_committed"));
         InboxKafkaChannel.Clients clients = new InboxKafkaChannel.Clients(properties -> {
             throw new AssertionError("a share channel makes no classic consumer");
         }, properties -> {
@@ -188,6 +201,11 @@ class ShareLoopTest {
         }, properties -> {
             consumersOpened.incrementAndGet();
             return consumers.get();
+        }, properties -> (groupId, configs) -> {
+            groupConfigs.add(groupId + " " + configs + " with " + consumersOpened.get() + " consumers open");
+            if (groupConfigRefusals.getAndDecrement() > 0) {
+                throw new KafkaException("the cluster is away");
+            }
         });
         channel = new InboxKafkaChannel(settings, new Threads(), new FakeTransactions(), null, new KafkaOffsets(null),
                 clients);
