@@ -13,7 +13,8 @@ import javax.management.ObjectName;
 
 /**
  * The Kafka consumers of this server, as the Kafka client reports them in the platform MBean server
- * ({@code kafka.consumer:type=consumer-coordinator-metrics,client-id=...}, Kafka's own JMX metrics).
+ * ({@code kafka.consumer:type=consumer-coordinator-metrics,client-id=...}, Kafka's own JMX metrics; a share
+ * consumer's are {@code type=consumer-share-coordinator-metrics}, without {@code assigned-partitions}).
  *
  * <p>liberty-kafka keeps a {@code poll()} running while a channel is idle, so a working consumer heartbeats to its
  * group coordinator every {@code heartbeat.interval.ms} (3 s by default). When liberty-kafka shuts a channel down
@@ -30,7 +31,7 @@ final class KafkaConsumers {
      *
      * @param clientId           its {@code client.id}
      * @param lastHeartbeat      time since its last heartbeat to the group coordinator
-     * @param assignedPartitions partitions assigned to it now
+     * @param assignedPartitions partitions assigned to it now; 0 for a share consumer, whose client does not say
      */
     record Consumer(String clientId, Duration lastHeartbeat, long assignedPartitions) {
     }
@@ -47,8 +48,11 @@ final class KafkaConsumers {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         List<Consumer> found = new ArrayList<>();
         try {
-            for (ObjectName name : server.queryNames(
-                    new ObjectName("kafka.consumer:type=consumer-coordinator-metrics,client-id=*"), null)) {
+            java.util.Set<ObjectName> names = new java.util.LinkedHashSet<>(server.queryNames(
+                    new ObjectName("kafka.consumer:type=consumer-coordinator-metrics,client-id=*"), null));
+            names.addAll(server.queryNames(
+                    new ObjectName("kafka.consumer:type=consumer-share-coordinator-metrics,client-id=*"), null));
+            for (ObjectName name : names) {
                 String id = ObjectName.unquote(quoted(name.getKeyProperty("client-id")));
                 if (!clientIds.matcher(id).matches()) {
                     continue;
@@ -57,7 +61,7 @@ final class KafkaConsumers {
                 double assigned;
                 try {
                     seconds = number(server.getAttribute(name, "last-heartbeat-seconds-ago"));
-                    assigned = number(server.getAttribute(name, "assigned-partitions"));
+                    assigned = assigned(server, name);
                 } catch (InstanceNotFoundException | AttributeNotFoundException closing) {
                     continue; // the consumer closed between the query and the read: it is no open consumer
                 }
@@ -68,6 +72,17 @@ final class KafkaConsumers {
             throw new IllegalStateException("Cannot read the Kafka consumer metrics (JMX): " + e, e);
         }
         return found;
+    }
+
+    /**
+     * @return the consumer's assigned partitions; NaN for a share consumer, whose metrics have none
+     * @throws AttributeNotFoundException for a classic consumer without them: it is closing
+     */
+    private static double assigned(MBeanServer server, ObjectName name) throws JMException {
+        if (name.getKeyProperty("type").equals("consumer-share-coordinator-metrics")) {
+            return Double.NaN;
+        }
+        return number(server.getAttribute(name, "assigned-partitions"));
     }
 
     private static String quoted(String value) {

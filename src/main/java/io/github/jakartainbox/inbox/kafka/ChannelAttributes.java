@@ -48,9 +48,34 @@ final class ChannelAttributes {
             text -> text.equals("database") ? Boolean.TRUE : text.equals("kafka") ? Boolean.FALSE : null,
             InboxMessage.INBOX0004E);
 
+    /** {@code true} for {@code share} (a KIP-932 share group, {@link ShareLoop}), {@code false} for {@code classic}. */
+    static final ConfigKey<Boolean> SHARE_GROUP = ConfigKey.of("group.type", "classic",
+            "classic (a consumer group: one consumer per partition) or share (a share group: records acquired and "
+                    + "acknowledged one by one)",
+            text -> text.equals("share") ? Boolean.TRUE : text.equals("classic") ? Boolean.FALSE : null,
+            InboxMessage.INBOX0004E);
+
+    /**
+     * With {@code group.type=share}: the share group's {@code share.auto.offset.reset}, set on the group before its
+     * consumers join; unset leaves the group's ({@code latest} unless set otherwise).
+     */
+    static final ConfigKey<String> SHARE_AUTO_OFFSET_RESET = ConfigKey.of("share.auto.offset.reset", null,
+            "earliest, latest or by_duration:<ISO-8601 duration>", ChannelAttributes::offsetReset,
+            InboxMessage.INBOX0004E);
+
+    /**
+     * With {@code group.type=share}: the share group's {@code share.isolation.level}, set on the group before its
+     * consumers join; {@code read_committed} as a classic channel's {@code isolation.level}.
+     */
+    static final ConfigKey<String> SHARE_ISOLATION_LEVEL = ConfigKey.of("share.isolation.level", "read_committed",
+            "read_committed or read_uncommitted",
+            text -> text.equals("read_committed") || text.equals("read_uncommitted") ? text : null,
+            InboxMessage.INBOX0004E);
+
     /** The catalogue. */
     static final List<ConfigKey<?>> KEYS = List.of(TOPIC, GROUP_MAX_SIZE, GROUP_TIMEOUT, COMMIT_LAG_ALERT,
-            MULTI_ROW_CLAIM, OFFSETS_IN_DATABASE);
+            MULTI_ROW_CLAIM, OFFSETS_IN_DATABASE, SHARE_GROUP,
+            SHARE_AUTO_OFFSET_RESET, SHARE_ISOLATION_LEVEL);
 
     /**
      * Attributes never handed to the Kafka consumer: the catalogue's, those Reactive Messaging sets, and
@@ -62,6 +87,38 @@ final class ChannelAttributes {
             .collect(Collectors.toUnmodifiableSet());
 
     private ChannelAttributes() {
+    }
+
+    private static String offsetReset(String text) {
+        if (text.equals("earliest") || text.equals("latest")) {
+            return text;
+        }
+        if (text.startsWith("by_duration:")) {
+            try {
+                java.time.Duration.parse(text.substring("by_duration:".length()));
+                return text;
+            } catch (java.time.format.DateTimeParseException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @param config  the channel's configuration
+     * @param channel the channel's name
+     * @param key     one of the catalogue's keys without a default
+     * @param <T>     its value's type
+     * @return the attribute's value, empty when it is unset
+     * @throws IllegalArgumentException ({@code INBOX0601E}) when the value is not one the key allows
+     */
+    static <T> java.util.Optional<T> find(Config config, String channel, ConfigKey<T> key) {
+        try {
+            return key.find(config);
+        } catch (IllegalStateException e) {
+            String text = config.getOptionalValue(key.name(), String.class).map(String::trim).orElse("");
+            throw invalid(channel, key.name() + " is '" + text + "'; it must be " + key.allowed());
+        }
     }
 
     /**

@@ -12,6 +12,12 @@ final class ChannelFigures {
     private final AtomicLong groupsRolledBack = new AtomicLong();
     private final AtomicLong groupRecords = new AtomicLong();
     private final AtomicLong groupNanos = new AtomicLong();
+    private final AtomicLong acquired = new AtomicLong();
+    private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong released = new AtomicLong();
+    private final AtomicLong locksExpired = new AtomicLong();
+    private final AtomicLong redelivered = new AtomicLong();
+    private final AtomicLong acknowledgementErrors = new AtomicLong();
 
     /**
      * @param records how many records the group committed
@@ -42,5 +48,57 @@ final class ChannelFigures {
 
     long groupMillis() {
         return groupNanos.get() / 1_000_000;
+    }
+
+    /** @param records how many records a share consumer's poll acquired */
+    void acquired(int records) {
+        acquired.addAndGet(records);
+    }
+
+    /** @param redelivery whether the record had been delivered before ({@code deliveryCount() > 1}) */
+    void accepted(boolean redelivery) {
+        accepted.incrementAndGet();
+        if (redelivery) {
+            redelivered.incrementAndGet();
+        }
+    }
+
+    /** @param records how many acquired records were released undone (a stop) */
+    void released(int records) {
+        released.addAndGet(records);
+    }
+
+    /** @param records how many acquired records' locks expired while a delivery of their poll ran */
+    void locksExpired(int records) {
+        locksExpired.addAndGet(records);
+    }
+
+    /** @param records how many records' acknowledgements the broker refused or lost */
+    void acknowledgementFailed(int records) {
+        acknowledgementErrors.addAndGet(records);
+    }
+
+    long acquired() {
+        return acquired.get();
+    }
+
+    long accepted() {
+        return accepted.get();
+    }
+
+    long released() {
+        return released.get();
+    }
+
+    long locksExpired() {
+        return locksExpired.get();
+    }
+
+    long redelivered() {
+        return redelivered.get();
+    }
+
+    long acknowledgementErrors() {
+        return acknowledgementErrors.get();
     }
 }

@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.consumer.ShareConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.reactivestreams.Publisher;
@@ -36,7 +38,15 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
     /** The channel's settings, read and checked by the connector. */
     record Settings(String channel, Properties kafka, List<String> topics, String groupId, int maxGroupSize,
                     Duration groupTimeout, Duration pollTimeout, Duration lagWarning, boolean multiRowClaim,
-                    boolean offsetsInDatabase) {
+                    boolean offsetsInDatabase, boolean share, Map<String, String> shareGroupConfig) {
+
+        /** A classic consumer group's settings. */
+        Settings(String channel, Properties kafka, List<String> topics, String groupId, int maxGroupSize,
+                 Duration groupTimeout, Duration pollTimeout, Duration lagWarning, boolean multiRowClaim,
+                 boolean offsetsInDatabase) {
+            this(channel, kafka, topics, groupId, maxGroupSize, groupTimeout, pollTimeout, lagWarning, multiRowClaim,
+                    offsetsInDatabase, false, Map.of());
+        }
     }
 
     /**
@@ -44,10 +54,22 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
      * channel's consumer properties. Tests hand in Kafka's {@code MockConsumer} here.
      */
     record Clients(Function<Properties, Consumer<Object, Object>> consumers,
-                   Function<Properties, ClusterTopics> topics) {
+                   Function<Properties, ClusterTopics> topics,
+                   Function<Properties, ShareConsumer<Object, Object>> shareConsumers,
+                   Function<Properties, ShareGroupConfig> shareGroupConfig) {
 
         /** The real clients. */
-        static final Clients KAFKA = new Clients(KafkaConsumer::new, ClusterTopics.OverAdmin::new);
+        static final Clients KAFKA = new Clients(KafkaConsumer::new, ClusterTopics.OverAdmin::new,
+                KafkaShareConsumer::new, ShareGroupConfig::overAdmin);
+
+        /** Clients of a classic channel only. */
+        Clients(Function<Properties, Consumer<Object, Object>> consumers, Function<Properties, ClusterTopics> topics) {
+            this(consumers, topics, properties -> {
+                throw new IllegalStateException("no share consumer in these clients");
+            }, properties -> {
+                throw new IllegalStateException("no share group in these clients");
+            });
+        }
     }
 
     /** How long a channel waits before it tries again: a record nacked, a partition's offsets not read. */
@@ -55,7 +77,10 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
 
     private final Settings settings;
     private final ManagedThreadFactory threads;
+    /** The classic consumer group's poll loop; {@code null} for a share group. */
     private final PollLoop loop;
+    /** The share group's poll loop; {@code null} for a classic group. */
+    private final ShareLoop shareLoop;
     private final ChannelFigures figures = new ChannelFigures();
 
     private final AtomicLong demand = new AtomicLong();
@@ -73,7 +98,8 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
                       KafkaOffsets offsets, Clients clients) {
         this.settings = settings;
         this.threads = threads;
-        this.loop = new PollLoop(this, transaction, inbox, offsets, clients);
+        this.loop = settings.share() ? null : new PollLoop(this, transaction, inbox, offsets, clients);
+        this.shareLoop = settings.share() ? new ShareLoop(this, threads, clients) : null;
     }
 
     Settings settings() {
@@ -106,7 +132,7 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
             subscriber = s;
         }
         s.onSubscribe(this);
-        Thread t = threads.newThread(loop);
+        Thread t = threads.newThread(loop != null ? loop : shareLoop);
         t.setName("inbox-kafka-" + settings.channel());
         thread = t;
         t.start();
@@ -131,7 +157,11 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
     /** Stops polling: the group in flight finishes (or rolls back), done offsets are committed, the consumer closes. */
     void stop() {
         running = false;
-        loop.wakeup();
+        if (loop != null) {
+            loop.wakeup();
+        } else {
+            shareLoop.wakeup();
+        }
         synchronized (signal) {
             signal.notifyAll();
         }
@@ -207,12 +237,12 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
      *         committed offset has been behind the records processed; empty when every commit is up to date
      */
     Map<TopicPartition, Long> behindSince() {
-        return loop.behindSince();
+        return loop == null ? Map.of() : loop.behindSince(); // a share group has no offsets of its own
     }
 
     /** @return what the channel's last look at its topics in the cluster found */
     TopicWatch.Seen seen() {
-        return loop.seen();
+        return loop == null ? TopicWatch.Seen.NOTHING : loop.seen();
     }
 
     /** Waits up to {@code millis}, less when the channel stops. */

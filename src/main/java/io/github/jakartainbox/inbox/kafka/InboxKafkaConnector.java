@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -56,7 +57,9 @@ import org.eclipse.microprofile.reactive.streams.operators.ReactiveStreams;
  * ({@code database}, the default: each group's offsets are also written to the inbox's table
  * {@code inbox_kafka_offset} in the group's transaction and read at assignment, so that a database failover that
  * loses commits loses their offsets with them, see {@link OffsetChoice}; or {@code kafka}: Kafka's committed offsets
- * only). Defaults differing from the
+ * only); {@code group.type} ({@code classic}, the default, or {@code share}: a KIP-932 share group read by
+ * {@link ShareLoop}, one record per transaction, which refuses the classic-only attributes and the consumer keys a
+ * share consumer rejects). Defaults differing from the
  * Kafka client's: {@code isolation.level=read_committed}, {@code enable.auto.commit=false} (required),
  * {@code metadata.max.age.ms=30000} (partitions added to a topic are read within it and a rebalance).
  * Needs the feature {@code concurrent-3.0} ({@code INBOX0600E}).
@@ -88,7 +91,11 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         try {
             // the Kafka client checks its configuration when it is made (no connection yet): fail the deployment
             // rather than a poll thread that retries a consumer that can never be made
-            new KafkaConsumer<>(settings.kafka()).close(Duration.ZERO);
+            if (settings.share()) {
+                new KafkaShareConsumer<>(settings.kafka()).close(Duration.ZERO);
+            } else {
+                new KafkaConsumer<>(settings.kafka()).close(Duration.ZERO);
+            }
         } catch (KafkaException e) {
             throw invalid(settings.channel(), "the Kafka consumer refuses its configuration: "
                     + Failures.describe(e));
@@ -108,9 +115,13 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         if (earlier != null) {
             earlier.stop();
         }
-        KafkaMessage.INBOX0602I.log(settings.channel(), settings.topics(), settings.groupId(),
-                String.valueOf(settings.maxGroupSize()), settings.groupTimeout(),
-                settings.kafka().getProperty("isolation.level"));
+        if (settings.share()) {
+            KafkaMessage.INBOX0622I.log(settings.channel(), settings.topics(), settings.groupId());
+        } else {
+            KafkaMessage.INBOX0602I.log(settings.channel(), settings.topics(), settings.groupId(),
+                    String.valueOf(settings.maxGroupSize()), settings.groupTimeout(),
+                    settings.kafka().getProperty("isolation.level"));
+        }
         return ReactiveStreams.fromPublisher(channel);
     }
 
@@ -145,6 +156,9 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
             throw invalid(channel, "group.id is not set: set mp.messaging.incoming." + baseName(channel)
                     + ".group.id to the consumer group (the committed offsets are kept under it)");
         }
+        if (ChannelAttributes.read(config, channel, ChannelAttributes.SHARE_GROUP)) {
+            return shareSettings(config, channel, kafka, topics, groupId);
+        }
         if ("true".equalsIgnoreCase(kafka.getProperty("enable.auto.commit", "false").trim())) {
             throw invalid(channel, "enable.auto.commit=true would commit offsets of records not yet processed; "
                     + "remove it (the connector commits after each group's transaction)");
@@ -169,6 +183,73 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
                 Duration.ofMillis(500), ChannelAttributes.read(config, channel, ChannelAttributes.COMMIT_LAG_ALERT),
                 ChannelAttributes.read(config, channel, ChannelAttributes.MULTI_ROW_CLAIM),
                 ChannelAttributes.read(config, channel, ChannelAttributes.OFFSETS_IN_DATABASE));
+    }
+
+    /**
+     * Keys of the classic consumer that a share consumer refuses, with what to do instead: the share group's own
+     * settings are the group's configuration, set with {@code kafka-configs --entity-type groups}.
+     */
+    static final Map<String, String> NOT_FOR_SHARE = Map.of(
+            "auto.offset.reset", "a new share group starts where its group config share.auto.offset.reset says "
+                    + "(latest by default): set the channel's share.auto.offset.reset=earliest instead, which the "
+                    + "connector sets on the group",
+            "isolation.level", "a share group reads as its group config share.isolation.level says: set the "
+                    + "channel's share.isolation.level instead (read_committed by default), which the connector "
+                    + "sets on the group",
+            "enable.auto.commit", "a share group has no offsets to commit: each record is acknowledged after its "
+                    + "transaction commits",
+            "group.instance.id", "share groups have no static membership",
+            "partition.assignment.strategy", "the broker assigns a share group's partitions",
+            "group.protocol", "a share group has its own protocol",
+            "group.remote.assignor", "the broker assigns a share group's partitions",
+            "session.timeout.ms", "set the broker's group.share.session.timeout.ms instead",
+            "heartbeat.interval.ms", "set the broker's group.share.heartbeat.interval.ms instead",
+            "interceptor.classes", "a share consumer takes no interceptors");
+
+    /** Channel attributes of classic mode only: a share channel runs one record per transaction, offsets are the broker's. */
+    private static final List<ConfigKeyName> CLASSIC_ONLY = List.of(
+            new ConfigKeyName(ChannelAttributes.GROUP_MAX_SIZE.name(), "1",
+                    "a share channel runs one record per transaction: remove it or set 1"),
+            new ConfigKeyName(ChannelAttributes.MULTI_ROW_CLAIM.name(), null,
+                    "a share channel claims one record per transaction: remove it"),
+            new ConfigKeyName(ChannelAttributes.OFFSETS_IN_DATABASE.name(), null,
+                    "a share group's progress is the broker's, not an offset: remove it"));
+
+    /** A classic-only attribute, the one value share mode allows ({@code null}: none), and what to do. */
+    private record ConfigKeyName(String name, String allowed, String instead) {
+    }
+
+    /** Reads and checks a share channel's attributes ({@code group.type=share}). */
+    private static InboxKafkaChannel.Settings shareSettings(Config config, String channel, Properties kafka,
+                                                           List<String> topics, String groupId) {
+        for (Map.Entry<String, String> refused : new java.util.TreeMap<>(NOT_FOR_SHARE).entrySet()) {
+            if (kafka.containsKey(refused.getKey())) {
+                throw invalid(channel, refused.getKey() + " is not a setting of a share consumer (group.type=share): "
+                        + refused.getValue());
+            }
+        }
+        for (ConfigKeyName own : CLASSIC_ONLY) {
+            String value = config.getOptionalValue(own.name(), String.class).map(String::trim).orElse("");
+            if (!value.isEmpty() && !value.equals(own.allowed())) {
+                throw invalid(channel, own.name() + " is '" + value + "' with group.type=share: " + own.instead());
+            }
+        }
+        String mode = kafka.getProperty("share.acknowledgement.mode", "explicit").trim();
+        if (!mode.equals("explicit")) {
+            throw invalid(channel, "share.acknowledgement.mode is '" + mode + "'; the connector acknowledges each "
+                    + "record after its transaction commits, which needs explicit: remove it");
+        }
+        kafka.setProperty("share.acknowledgement.mode", "explicit");
+        kafka.putIfAbsent("client.id", "inbox-kafka-" + channel.replace('$', '-'));
+        Duration groupTimeout = ChannelAttributes.read(config, channel, ChannelAttributes.GROUP_TIMEOUT);
+        Map<String, String> groupConfig = new java.util.TreeMap<>();
+        groupConfig.put(ChannelAttributes.SHARE_ISOLATION_LEVEL.name(),
+                ChannelAttributes.read(config, channel, ChannelAttributes.SHARE_ISOLATION_LEVEL));
+        ChannelAttributes.find(config, channel, ChannelAttributes.SHARE_AUTO_OFFSET_RESET)
+                .ifPresent(reset -> groupConfig.put(ChannelAttributes.SHARE_AUTO_OFFSET_RESET.name(), reset));
+        return new InboxKafkaChannel.Settings(channel, kafka, topics, groupId, 1, groupTimeout,
+                Duration.ofMillis(500), ChannelAttributes.read(config, channel, ChannelAttributes.COMMIT_LAG_ALERT),
+                false, false, true, Map.copyOf(groupConfig));
     }
 
     private static String baseName(String channel) {

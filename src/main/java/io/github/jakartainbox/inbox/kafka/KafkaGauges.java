@@ -42,6 +42,20 @@ public class KafkaGauges {
                     tags, channel, ChannelFigures::groupRecords);
             total(gauges, "inbox.kafka.group.millis", "Milliseconds from a committed group's first record to its "
                     + "commit, summed since the channel started.", tags, channel, ChannelFigures::groupMillis);
+            // a share channel's (group.type=share); 0 on a classic channel
+            total(gauges, "inbox.kafka.share.acquired", "Records a share channel acquired, since it started.", tags,
+                    channel, ChannelFigures::acquired);
+            total(gauges, "inbox.kafka.share.accepted", "Records a share channel accepted after the inbox settled "
+                    + "them, since it started.", tags, channel, ChannelFigures::accepted);
+            total(gauges, "inbox.kafka.share.released", "Acquired records a share channel released undone (a stop), "
+                    + "since it started.", tags, channel, ChannelFigures::released);
+            total(gauges, "inbox.kafka.share.locks.expired", "Acquired records whose lock expired while a delivery of "
+                    + "their poll ran, since the share channel started.", tags, channel, ChannelFigures::locksExpired);
+            total(gauges, "inbox.kafka.share.redelivered", "Records a share channel accepted that the broker had "
+                    + "delivered before (deliveryCount above 1), since it started.", tags, channel,
+                    ChannelFigures::redelivered);
+            total(gauges, "inbox.kafka.share.ack.errors", "Record acknowledgements the broker refused or lost, since "
+                    + "the share channel started.", tags, channel, ChannelFigures::acknowledgementErrors);
             gauges.gauge("inbox.kafka.commit.lag.seconds", "How long a partition's committed offset has stayed "
                     + "behind its processed records, the longest of the channel's; 0 when all are committed.", tags,
                     () -> commitLagSeconds(channel));

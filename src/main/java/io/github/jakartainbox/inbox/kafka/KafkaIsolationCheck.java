@@ -47,6 +47,16 @@ public final class KafkaIsolationCheck {
                 if (!connector.toLowerCase(Locale.ROOT).contains("kafka")) {
                     continue;
                 }
+                if (share(config, channel, connector)) {
+                    // a share group's isolation is the group's config, which the channel sets (read_committed unless
+                    // it says otherwise)
+                    String shared = attribute(config, channel, connector,
+                            ChannelAttributes.SHARE_ISOLATION_LEVEL.name()).orElse("read_committed");
+                    if (!shared.equalsIgnoreCase("read_committed")) {
+                        findings.add(new Finding(method, channel, "share.isolation.level=" + shared));
+                    }
+                    continue;
+                }
                 String level = config.getOptionalValue(prefix + "isolation.level", String.class)
                         .or(() -> config.getOptionalValue("mp.messaging.connector." + connector + ".isolation.level",
                                 String.class))
@@ -115,8 +125,9 @@ public final class KafkaIsolationCheck {
         for (String channel : incoming) {
             String connector = config.getOptionalValue("mp.messaging.incoming." + channel + ".connector",
                     String.class).map(String::trim).orElse("");
-            if (!connector.equals(InboxKafkaConnector.NAME) || idempotent.contains(channel)) {
-                continue;
+            if (!connector.equals(InboxKafkaConnector.NAME) || idempotent.contains(channel)
+                    || share(config, channel, connector)) {
+                continue; // a share channel runs one record per transaction
             }
             String size = config.getOptionalValue("mp.messaging.incoming." + channel + ".group.max-size", String.class)
                     .or(() -> config.getOptionalValue("mp.messaging.connector." + connector + ".group.max-size",
@@ -128,5 +139,20 @@ public final class KafkaIsolationCheck {
             }
         }
         return channels;
+    }
+
+    /** @return the channel's attribute, else the connector-wide one, trimmed; empty when neither is set */
+    private static java.util.Optional<String> attribute(Config config, String channel, String connector, String name) {
+        return config.getOptionalValue("mp.messaging.incoming." + channel + "." + name, String.class)
+                .or(() -> config.getOptionalValue("mp.messaging.connector." + connector.trim() + "." + name,
+                        String.class))
+                .map(String::trim).filter(v -> !v.isEmpty());
+    }
+
+    /** @return whether the channel is an {@code inbox-kafka} share channel ({@code group.type=share}) */
+    private static boolean share(Config config, String channel, String connector) {
+        return InboxKafkaConnector.NAME.equals(connector.trim())
+                && attribute(config, channel, connector, ChannelAttributes.SHARE_GROUP.name())
+                        .filter("share"::equals).isPresent();
     }
 }

@@ -63,7 +63,11 @@ class KafkaConsumersTest {
     }
 
     private void register(String clientId, Map<String, Object> values) throws Exception {
-        ObjectName name = new ObjectName("kafka.consumer:type=consumer-coordinator-metrics,client-id=" + clientId);
+        register("consumer-coordinator-metrics", clientId, values);
+    }
+
+    private void register(String type, String clientId, Map<String, Object> values) throws Exception {
+        ObjectName name = new ObjectName("kafka.consumer:type=" + type + ",client-id=" + clientId);
         server.registerMBean(new Metrics(values), name);
         registered.add(name);
     }
@@ -92,5 +96,15 @@ class KafkaConsumersTest {
 
         assertEquals(List.of(new KafkaConsumers.Consumer("consumer-kc-test-closing-2", Duration.ofMillis(500), 2)),
                 KafkaConsumers.of(Pattern.compile("consumer-kc-test-closing-\\d+")));
+    }
+
+    @Test
+    void aShareConsumerIsFoundByItsHeartbeatAlone() throws Exception {
+        // a KafkaShareConsumer's coordinator metrics (kafka-clients 4.4) have no assigned-partitions
+        register("consumer-share-coordinator-metrics", "inbox-kafka-kc-test-share-1",
+                Map.of("last-heartbeat-seconds-ago", 1.5));
+
+        assertEquals(List.of(new KafkaConsumers.Consumer("inbox-kafka-kc-test-share-1", Duration.ofMillis(1500), 0)),
+                KafkaConsumers.of(Pattern.compile("inbox-kafka-kc-test-share-\\d+")));
     }
 }

@@ -113,4 +113,61 @@ class InboxKafkaConnectorTest {
                     e.getMessage());
         });
     }
+
+    @Test
+    void aShareChannelRunsOneRecordPerTransactionInExplicitModeWithNoClassicDefaults() {
+        Map<String, String> p = channel("orders-billing");
+        p.put("group.type", "share");
+        InboxKafkaChannel.Settings s = InboxKafkaConnector.settings(config(p));
+        assertTrue(s.share());
+        assertEquals(1, s.maxGroupSize());
+        assertTrue(!s.offsetsInDatabase() && !s.multiRowClaim(), "offsets are the broker's; one claim per record");
+        assertEquals("explicit", s.kafka().getProperty("share.acknowledgement.mode"));
+        assertTrue(!s.kafka().containsKey("isolation.level") && !s.kafka().containsKey("enable.auto.commit"),
+                "none of the keys a share consumer refuses is set: " + s.kafka());
+        assertEquals(Map.of("share.isolation.level", "read_committed"), s.shareGroupConfig(),
+                "the group reads committed records, as a classic channel; where a new group starts is left to it");
+        assertTrue(!InboxKafkaConnector.settings(config(channel("orders-billing"))).share(), "classic by default");
+        p.put("share.auto.offset.reset", "by_duration:PT1H");
+        p.put("share.isolation.level", "read_uncommitted");
+        assertEquals(Map.of("share.isolation.level", "read_uncommitted", "share.auto.offset.reset", "by_duration:PT1H"),
+                InboxKafkaConnector.settings(config(p)).shareGroupConfig());
+    }
+
+    @Test
+    void aShareChannelRefusesWhatAShareConsumerDoesNotTakeNamingTheShareGroupsEquivalent() {
+        Map<String, String> reset = channel("a");
+        reset.put("auto.offset.reset", "earliest");
+        Map<String, String> isolation = channel("a");
+        isolation.put("isolation.level", "read_committed");
+        Map<String, String> autoCommit = channel("a");
+        autoCommit.put("enable.auto.commit", "false");
+        Map<String, String> grouped = channel("a");
+        grouped.put("group.max-size", "100");
+        Map<String, String> offsets = channel("a");
+        offsets.put("offset-store", "database");
+        Map<String, String> implicit = channel("a");
+        implicit.put("share.acknowledgement.mode", "implicit");
+        Map<String, String> type = channel("a");
+        type.put("group.type", "queue");
+        Map<String, String> shareReset = channel("a");
+        shareReset.put("share.auto.offset.reset", "first");
+        Map<Map<String, String>, String> cases = Map.of(reset, "share.auto.offset.reset=earliest",
+                isolation, "share.isolation.level", autoCommit, "enable.auto.commit",
+                grouped, "one record per transaction", offsets, "offset-store", implicit, "needs explicit",
+                type, "group.type", shareReset, "share.auto.offset.reset");
+        cases.forEach((p, expected) -> {
+            if (!p.containsKey("group.type")) {
+                p.put("group.type", "share");
+            }
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> InboxKafkaConnector.settings(config(p)), expected);
+            assertTrue(e.getMessage().startsWith("INBOX0601E: Channel a") && e.getMessage().contains(expected),
+                    e.getMessage());
+        });
+        Map<String, String> one = channel("a");
+        one.put("group.type", "share");
+        one.put("group.max-size", "1");
+        assertEquals(1, InboxKafkaConnector.settings(config(one)).maxGroupSize(), "group.max-size=1 is share mode's");
+    }
 }

@@ -37,6 +37,14 @@ class KafkaIsolationCheckTest {
         @Incoming("inbox-kafka-uncommitted")
         public void inboxKafkaUncommitted(String value) {
         }
+
+        @Incoming("share-default")
+        public void shareDefault(String value) {
+        }
+
+        @Incoming("share-uncommitted")
+        public void shareUncommitted(String value) {
+        }
     }
 
     /** A MicroProfile Config holding only the given properties (getOptionalValue is all the check uses). */
@@ -71,6 +79,21 @@ class KafkaIsolationCheckTest {
     }
 
     @Test
+    void aShareChannelIsJudgedByItsGroupsIsolationLevel() {
+        Config config = config(Map.of(
+                "mp.messaging.incoming.share-default.connector", "inbox-kafka",
+                "mp.messaging.incoming.share-default.group.type", "share",
+                "mp.messaging.incoming.share-uncommitted.connector", "inbox-kafka",
+                "mp.messaging.incoming.share-uncommitted.group.type", "share",
+                "mp.messaging.incoming.share-uncommitted.share.isolation.level", "read_uncommitted"));
+        List<KafkaIsolationCheck.Finding> found = KafkaIsolationCheck.readUncommitted(config,
+                List.of(Consumers.class.getDeclaredMethods()));
+        assertEquals(List.of("share-uncommitted share.isolation.level=read_uncommitted"), found.stream()
+                .map(f -> f.channel() + " " + f.isolationLevel()).toList(),
+                "the channel's share group reads committed records by default");
+    }
+
+    @Test
     void aKafkaChannelWithConcurrencyAndNoTopicIsFound() {
         Config config = config(Map.of(
                 "mp.messaging.incoming.committed.connector", "liberty-kafka",
@@ -100,6 +123,18 @@ class KafkaIsolationCheckTest {
                         "orders-plain", "orders-sized", "orders-status", "no-connector"), List.of("orders-billing")),
                 "in groups without @Idempotent (the default size is 100); the idempotent channel, the one at "
                         + "group.max-size=1 (offsets only) and liberty-kafka's pass");
+    }
+
+    @Test
+    void aShareChannelWithoutIdempotentRunsOneRecordPerTransactionAndPasses() {
+        Config config = config(Map.of(
+                "mp.messaging.incoming.orders-shared.connector", "inbox-kafka",
+                "mp.messaging.incoming.orders-shared.group.type", "share",
+                "mp.messaging.incoming.orders-classic.connector", "inbox-kafka",
+                "mp.messaging.incoming.orders-classic.group.type", "classic"));
+        assertEquals(List.of(new KafkaIsolationCheck.WithoutInbox("orders-classic", "100")),
+                KafkaIsolationCheck.inboxKafkaWithoutInbox(config, List.of("orders-shared", "orders-classic"),
+                        List.of()));
     }
 
     @Test

@@ -1,0 +1,400 @@
+package io.github.jakartainbox.inbox.kafka;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.jakartainbox.testing.FakeTransactions;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.AcknowledgementCommitCallback;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.MockShareConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidRecordStateException;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+
+/**
+ * A share channel's poll thread ({@link ShareLoop}) on a share consumer that records its acknowledgements and, as
+ * the real one in explicit mode, refuses a poll while a record of the last one is unacknowledged; the method is
+ * played by the test's subscriber, as the inbox's per-message path would settle each message.
+ */
+class ShareLoopTest {
+
+    private static final String TOPIC = "orders";
+    private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
+
+    private final AckingShareConsumer consumer = new AckingShareConsumer();
+    private final Method method = new Method();
+    private final AtomicInteger consumersOpened = new AtomicInteger();
+    private final List<String> groupConfigs = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger groupConfigRefusals = new AtomicInteger();
+    private InboxKafkaChannel channel;
+
+    @AfterEach
+    void stop() {
+        method.release();
+        if (channel != null) {
+            channel.stop();
+            channel.awaitStopped(Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
+    void eachRecordIsAcceptedOnlyOnceTheInboxAcknowledgedIt() {
+        consumer.acquire(record(0, 1), record(1, 1), record(2, 1));
+        start(() -> consumer);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 3);
+        assertAll(() -> assertEquals(List.of("0:ACCEPT", "1:ACCEPT", "2:ACCEPT"), consumer.acks()),
+                () -> assertEquals(List.of(0L, 1L, 2L), method.delivered()),
+                () -> assertEquals(List.of(List.of(), List.of("0:ACCEPT"), List.of("0:ACCEPT", "1:ACCEPT")),
+                        method.acksSeen(), "no record is accepted before the inbox settled it"),
+                () -> assertEquals(3, channel.figures().acquired()),
+                () -> assertEquals(3, channel.figures().accepted()),
+                () -> assertEquals(0, channel.figures().redelivered()));
+    }
+
+    @Test
+    void aRecordTheBrokerDeliveredBeforeIsAcceptedAndCountedAsARedelivery() {
+        consumer.acquire(record(0, 1), record(1, 3));
+        start(() -> consumer);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 2);
+        assertAll(() -> assertEquals(List.of("0:ACCEPT", "1:ACCEPT"), consumer.acks()),
+                () -> assertEquals(1, channel.figures().redelivered()));
+    }
+
+    @Test
+    void aNackedRecordIsDeliveredAgainHereNeverReleasedToTheBroker() {
+        consumer.acquire(record(0, 5), record(1, 1));
+        method.nackOnce(0);
+        start(() -> consumer);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 2);
+        assertAll(() -> assertEquals(List.of(0L, 0L, 1L), method.delivered(),
+                        "a release at the delivery count limit (5 here) would have the broker archive it"),
+                () -> assertEquals(List.of("0:ACCEPT", "1:ACCEPT"), consumer.acks()),
+                () -> assertEquals(0, channel.figures().released()));
+    }
+
+    @Test
+    void aDeliveryThatOutlastsTheLockAcquiresNothingMeanwhileAndItsRecordsAreStillAcceptedAfter() {
+        consumer.lockMillis = 100;
+        consumer.acquire(record(0, 1), record(1, 1));
+        consumer.acquire(record(2, 1));
+        method.hold(0);
+        start(() -> consumer);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.figures().locksExpired() == 2);
+        int pollsWhileHeld = consumer.polls.get();
+        List<String> whileHeld = consumer.acks();
+        method.release();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 3);
+        assertAll(() -> assertEquals(List.of(), whileHeld, "nothing acknowledged while the delivery runs"),
+                () -> assertEquals(1, pollsWhileHeld, "no poll, so no record acquired, while the delivery runs"),
+                () -> assertEquals(List.of("0:ACCEPT", "1:ACCEPT", "2:ACCEPT"), consumer.acks(),
+                        "accepted all the same: a refusal comes back through the callback, harmless"),
+                () -> assertEquals(2, channel.figures().locksExpired(), "counted once per poll"));
+    }
+
+    @Test
+    void aStopReleasesThePollsRecordsNotDelivered() throws InterruptedException {
+        consumer.acquire(record(0, 1), record(1, 1), record(2, 1));
+        method.hold(1);
+        start(() -> consumer);
+        await().atMost(Duration.ofSeconds(10)).until(() -> method.delivered().contains(1L));
+
+        channel.stop();
+        method.release();
+        channel.awaitStopped(Duration.ofSeconds(10));
+
+        assertAll(() -> assertEquals(List.of("0:ACCEPT", "1:ACCEPT", "2:RELEASE"), consumer.acks()),
+                () -> assertEquals(1, channel.figures().released()),
+                () -> assertEquals(1, consumer.commitsSync.get(), "the acknowledgements are sent before the close"),
+                () -> assertTrue(consumer.closedNow()));
+    }
+
+    @Test
+    void acknowledgementFailuresAreCountedAndTheChannelGoesOn() {
+        consumer.acquire(record(0, 1));
+        start(() -> consumer);
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 1);
+
+        TopicIdPartition partition = new TopicIdPartition(Uuid.randomUuid(), P0);
+        consumer.callback.onComplete(Map.of(partition, Set.of(0L, 1L)),
+                new InvalidRecordStateException("the record's lock had expired"));
+        consumer.callback.onComplete(Map.of(partition, Set.of(2L)), new InvalidRecordStateException("again"));
+        consumer.callback.onComplete(Map.of(partition, Set.of(3L)), null);
+        consumer.acquire(record(1, 2));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 2);
+        assertAll(() -> assertEquals(3, channel.figures().acknowledgementErrors()),
+                () -> assertEquals("1:ACCEPT", consumer.acks().get(1)));
+    }
+
+    @Test
+    void aShareConsumerThatFailsIsClosedAndANewOneTakesOver() {
+        AckingShareConsumer second = new AckingShareConsumer();
+        second.acquire(record(0, 2));
+        consumer.pollFailure = new KafkaException("the broker went away");
+        start(() -> consumersOpened.get() == 1 ? consumer : second);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> second.acks().size() == 1);
+        assertAll(() -> assertTrue(consumer.closedNow()), () -> assertEquals(List.of("0:ACCEPT"), second.acks()));
+    }
+
+    @Test
+    void theShareGroupsConfigIsSetBeforeAConsumerJoinsAndTriedAgainWhenRefused() {
+        groupConfigRefusals.set(1);
+        consumer.acquire(record(0, 1));
+        start(() -> consumer);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> consumer.acks().size() == 1);
+        String set = "billing {share.isolation.level=read_committed} with 0 consumers open";
+        assertEquals(List.of(set, set), groupConfigs, "refused once, set at the second try, before any consumer");
+    }
+
+    // ------------------------------------------------------------------------------------------------ the harness
+
+    private static ConsumerRecord<Object, Object> record(long offset, int deliveryCount) {
+        return new ConsumerRecord<>(TOPIC, 0, offset, 0L, TimestampType.CREATE_TIME, -1, -1, "key-" + offset,
+                "event-" + offset, new RecordHeaders(), Optional.empty(), Optional.of((short) deliveryCount));
+    }
+
+    private void start(java.util.function.Supplier<AckingShareConsumer> consumers) {
+        InboxKafkaChannel.Settings settings = new InboxKafkaChannel.Settings("orders-billing", new Properties(),
+                List.of(TOPIC), "billing", 1, Duration.ofSeconds(2), Duration.ofMillis(10), Duration.ofMinutes(5),
+                false, false, true, Map.of("share.isolation.level", "read_committed"));
+        InboxKafkaChannel.Clients clients = new InboxKafkaChannel.Clients(properties -> {
+            throw new AssertionError("a share channel makes no classic consumer");
+        }, properties -> {
+            throw new AssertionError("a share channel watches no topics");
+        }, properties -> {
+            consumersOpened.incrementAndGet();
+            return consumers.get();
+        }, properties -> (groupId, configs) -> {
+            groupConfigs.add(groupId + " " + configs + " with " + consumersOpened.get() + " consumers open");
+            if (groupConfigRefusals.getAndDecrement() > 0) {
+                throw new KafkaException("the cluster is away");
+            }
+        });
+        channel = new InboxKafkaChannel(settings, new Threads(), new FakeTransactions(), null, new KafkaOffsets(null),
+                clients);
+        channel.subscribe(method);
+    }
+
+    /**
+     * A share consumer whose polls hand out the records the test acquires for it, one poll each; it records each
+     * acknowledgement as {@code <offset>:<type>} and, as the real one in explicit mode, refuses a poll while a record
+     * of the last poll has no final acknowledgement.
+     */
+    private static final class AckingShareConsumer extends MockShareConsumer<Object, Object> {
+
+        private final ConcurrentLinkedDeque<List<ConsumerRecord<Object, Object>>> toAcquire =
+                new ConcurrentLinkedDeque<>();
+        private final List<String> acks = Collections.synchronizedList(new ArrayList<>());
+        private final Set<Long> finallyAcknowledged = Collections.synchronizedSet(new HashSet<>());
+        private List<ConsumerRecord<Object, Object>> last = List.of();
+        final AtomicInteger polls = new AtomicInteger();
+        final AtomicInteger commitsAsync = new AtomicInteger();
+        final AtomicInteger commitsSync = new AtomicInteger();
+        volatile int lockMillis = 30_000;
+        volatile KafkaException pollFailure;
+        volatile AcknowledgementCommitCallback callback;
+        private volatile boolean closedNow;
+
+        @SafeVarargs
+        final void acquire(ConsumerRecord<Object, Object>... records) {
+            toAcquire.add(List.of(records));
+        }
+
+        List<String> acks() {
+            synchronized (acks) {
+                return List.copyOf(acks);
+            }
+        }
+
+        boolean closedNow() {
+            return closedNow;
+        }
+
+        @Override
+        public synchronized ConsumerRecords<Object, Object> poll(Duration timeout) {
+            super.poll(Duration.ZERO); // wakeups and the closed check
+            KafkaException failure = pollFailure;
+            if (failure != null) {
+                pollFailure = null;
+                throw failure;
+            }
+            for (ConsumerRecord<Object, Object> r : last) {
+                if (!finallyAcknowledged.contains(r.offset())) {
+                    throw new IllegalStateException("All records must be acknowledged in explicit acknowledgement "
+                            + "mode.");
+                }
+            }
+            List<ConsumerRecord<Object, Object>> next = toAcquire.poll();
+            if (next == null) {
+                last = List.of();
+                try {
+                    wait(5); // as a poll waits for records, without holding the test's threads busy
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return new ConsumerRecords<>(Map.of(), Map.of());
+            }
+            polls.incrementAndGet();
+            last = next;
+            return new ConsumerRecords<>(Map.of(P0, next), Map.of());
+        }
+
+        @Override
+        public synchronized void acknowledge(ConsumerRecord<Object, Object> record, AcknowledgeType type) {
+            acks.add(record.offset() + ":" + type.name());
+            if (type != AcknowledgeType.RENEW) {
+                finallyAcknowledged.add(record.offset());
+            }
+        }
+
+        @Override
+        public synchronized void commitAsync() {
+            commitsAsync.incrementAndGet();
+        }
+
+        @Override
+        public synchronized Map<TopicIdPartition, Optional<KafkaException>> commitSync(Duration timeout) {
+            commitsSync.incrementAndGet();
+            return Map.of();
+        }
+
+        @Override
+        public void setAcknowledgementCommitCallback(AcknowledgementCommitCallback callback) {
+            this.callback = callback;
+        }
+
+        @Override
+        public Optional<Integer> acquisitionLockTimeoutMs() {
+            return Optional.of(lockMillis);
+        }
+
+        @Override
+        public synchronized void close() {
+            closedNow = true;
+            super.close();
+        }
+    }
+
+    /**
+     * The channel's method, as the inbox's per-message path settles it: acknowledges each message (after its commit,
+     * a duplicate, a dead letter), nacks the chosen ones once, holds the chosen one until released.
+     */
+    private final class Method implements Subscriber<Message<?>> {
+
+        private final List<Long> delivered = Collections.synchronizedList(new ArrayList<>());
+        private final List<List<String>> acksSeen = Collections.synchronizedList(new ArrayList<>());
+        private final Set<Long> nackOnce = Collections.synchronizedSet(new HashSet<>());
+        private volatile long hold = -1;
+        private final CountDownLatch released = new CountDownLatch(1);
+
+        void nackOnce(long offset) {
+            nackOnce.add(offset);
+        }
+
+        void hold(long offset) {
+            hold = offset;
+        }
+
+        void release() {
+            released.countDown();
+        }
+
+        List<Long> delivered() {
+            synchronized (delivered) {
+                return List.copyOf(delivered);
+            }
+        }
+
+        List<List<String>> acksSeen() {
+            synchronized (acksSeen) {
+                return List.copyOf(acksSeen);
+            }
+        }
+
+        @Override
+        public void onSubscribe(Subscription subscription) {
+            subscription.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(Message<?> message) {
+            @SuppressWarnings("unchecked")
+            long offset = ((ConsumerRecord<Object, Object>) message.unwrap(ConsumerRecord.class)).offset();
+            delivered.add(offset);
+            acksSeen.add(consumer.acks());
+            if (offset == hold) {
+                try {
+                    released.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (nackOnce.remove(offset)) {
+                message.nack(new IllegalStateException("the inbox is not ready for offset " + offset));
+            } else {
+                message.ack();
+            }
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            throw new AssertionError("the channel failed", failure);
+        }
+
+        @Override
+        public void onComplete() {
+        }
+    }
+
+    private static final class Threads implements ManagedThreadFactory {
+
+        @Override
+        public Thread newThread(Runnable task) {
+            Thread thread = new Thread(task);
+            thread.setDaemon(true);
+            return thread;
+        }
+
+        @Override
+        public ForkJoinWorkerThread newThread(ForkJoinPool pool) {
+            throw new UnsupportedOperationException("the channel runs its own threads");
+        }
+    }
+}

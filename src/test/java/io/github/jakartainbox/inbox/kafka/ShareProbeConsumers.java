@@ -1,0 +1,40 @@
+package io.github.jakartainbox.inbox.kafka;
+
+import io.github.jakartainbox.billing.order.OrderConfirmed;
+import io.github.jakartainbox.inbox.Idempotent;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/**
+ * The share-group probe of {@link ShareGroupIT}: an {@code inbox-kafka} channel with {@code group.type=share} and
+ * two copies ({@code concurrency}), so two share consumers of one group on one partition (configured by that test's
+ * deployment only). Each delivery records its order and thread in table {@code share_probe}, in its transaction; an
+ * order whose id ends with "-poison" fails on every attempt.
+ */
+@ApplicationScoped
+public class ShareProbeConsumers {
+
+    @Resource(lookup = "jdbc/billing")
+    DataSource dataSource;
+
+    @Incoming("probe-share")
+    @Idempotent(consumer = "probe-share")
+    public void payload(String json) throws SQLException {
+        String orderId = OrderConfirmed.parse(json).orderId();
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement insert = c.prepareStatement(
+                     "INSERT INTO share_probe (order_id, thread) VALUES (?, ?)")) {
+            insert.setString(1, orderId);
+            insert.setString(2, Thread.currentThread().getName());
+            insert.executeUpdate();
+        }
+        if (orderId.endsWith("-poison")) {
+            throw new IllegalStateException("poison order " + orderId);
+        }
+    }
+}
