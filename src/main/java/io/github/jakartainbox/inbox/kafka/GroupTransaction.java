@@ -189,15 +189,7 @@ final class GroupTransaction {
         }
         halted = true;
         if (channel.running()) {
-            String at = record.topic() + "-" + record.partition() + "@" + record.offset();
-            long times = nacks.failed(at);
-            if (times == 1) {
-                KafkaMessage.INBOX0604E.log(settings.channel(), at, Failures.describe(nack),
-                        String.valueOf(InboxKafkaChannel.RETRY_MILLIS));
-            } else if (RepeatedNacks.worthALine(times)) {
-                KafkaMessage.INBOX0620E.log(settings.channel(), at, String.valueOf(times), Failures.describe(nack),
-                        String.valueOf(InboxKafkaChannel.RETRY_MILLIS), String.valueOf(RepeatedNacks.nextLine(times)));
-            }
+            nacks.failed(settings.channel(), record.topic() + "-" + record.partition() + "@" + record.offset(), nack);
             channel.pause(InboxKafkaChannel.RETRY_MILLIS);
         }
         return false;

@@ -1,5 +1,7 @@
 package io.github.jakartainbox.inbox.kafka;
 
+import io.github.jakartainbox.inbox.failure.Failures;
+
 /**
  * The one message a channel's consumer keeps failing on, so that its log says so once and then in summaries: a
  * method without {@code @Idempotent} that fails on a record each time (one writing through JPA with no transaction)
@@ -20,6 +22,25 @@ final class RepeatedNacks {
             deliveries = 0;
         }
         return ++deliveries;
+    }
+
+    /**
+     * Counts a failed delivery and logs it the first time ({@code INBOX0604E}) and then at 10, 100, 1,000 failures in
+     * a row ({@code INBOX0620E}); the caller waits {@link InboxKafkaChannel#RETRY_MILLIS} before the next delivery.
+     *
+     * @param channel the channel's name
+     * @param at      where the message failed, {@code <topic>-<partition>@<offset>}
+     * @param reason  why it failed: the nack's reason
+     */
+    void failed(String channel, String at, Throwable reason) {
+        long times = failed(at);
+        if (times == 1) {
+            KafkaMessage.INBOX0604E.log(channel, at, Failures.describe(reason),
+                    String.valueOf(InboxKafkaChannel.RETRY_MILLIS));
+        } else if (worthALine(times)) {
+            KafkaMessage.INBOX0620E.log(channel, at, String.valueOf(times), Failures.describe(reason),
+                    String.valueOf(InboxKafkaChannel.RETRY_MILLIS), String.valueOf(nextLine(times)));
+        }
     }
 
     /** The message at the head went through: the next failure is news. */

@@ -187,14 +187,7 @@ final class ShareLoop implements Runnable {
             if (!channel.running()) {
                 return false;
             }
-            long times = nacks.failed(at);
-            if (times == 1) {
-                KafkaMessage.INBOX0604E.log(settings.channel(), at, Failures.describe(nack),
-                        String.valueOf(InboxKafkaChannel.RETRY_MILLIS));
-            } else if (RepeatedNacks.worthALine(times)) {
-                KafkaMessage.INBOX0620E.log(settings.channel(), at, String.valueOf(times), Failures.describe(nack),
-                        String.valueOf(InboxKafkaChannel.RETRY_MILLIS), String.valueOf(RepeatedNacks.nextLine(times)));
-            }
+            nacks.failed(settings.channel(), at, nack);
             channel.pause(InboxKafkaChannel.RETRY_MILLIS);
         }
         return false;
