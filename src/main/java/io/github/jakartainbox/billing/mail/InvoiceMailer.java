@@ -278,10 +278,17 @@ public class InvoiceMailer {
         // folded before the order id, so that no line of the header passes 78 characters (RFC 5322 section 2.1.1)
         message.setHeader("Subject", "Invoice " + invoice.getInvoiceNumber() + " for order\r\n "
                 + encodedWords(invoice.getOrderId()));
-        MimeBodyPart text = new MimeBodyPart();
-        text.setText("Thank you for your order " + invoice.getOrderId() + ". Your invoice "
+        // the date set here, so that saveChanges does not format it with MailDateFormat (2% of the mailer's CPU)
+        message.setHeader("Date", MAIL_DATE.format(OffsetDateTime.now()));
+        String body = "Thank you for your order " + invoice.getOrderId() + ". Your invoice "
                 + invoice.getInvoiceNumber() + " over " + invoice.getAmount().toPlainString() + " "
-                + invoice.getCurrency() + " is attached.\n", "UTF-8");
+                + invoice.getCurrency() + " is attached.\n";
+        // bytes with their encoding named, not a String: Jakarta Mail would look up a content handler for the text
+        // and write it out once to choose the encoding (about 4% of the mailer's CPU, JFR samples)
+        MimeBodyPart text = new MimeBodyPart();
+        text.setDataHandler(new jakarta.activation.DataHandler(new ByteArrayDataSource(
+                body.getBytes(StandardCharsets.UTF_8), "text/plain; charset=UTF-8")));
+        text.setHeader("Content-Transfer-Encoding", textEncoding(body));
         MimeBodyPart pdf = new MimeBodyPart();
         pdf.setDataHandler(new jakarta.activation.DataHandler(
                 new ByteArrayDataSource(InvoicePdf.render(invoice), "application/pdf")));
@@ -291,6 +298,30 @@ public class InvoiceMailer {
         pdf.setHeader("Content-Transfer-Encoding", "base64");
         message.setContent(new MimeMultipart(text, pdf));
         message.saveChanges();
+    }
+
+    /** RFC 5322 section 3.3's date-time, with a numeric zone. */
+    private static final java.time.format.DateTimeFormatter MAIL_DATE =
+            java.time.format.DateTimeFormatter.ofPattern("EEE, d MMM yyyy HH:mm:ss Z", java.util.Locale.ROOT);
+
+    /**
+     * The transfer encoding Jakarta Mail would choose for a short text body: {@code 7bit} when every character is
+     * ASCII and no line passes RFC 5322's 998 characters (section 2.1.1), else {@code quoted-printable}.
+     *
+     * @param body the text, lines ending in {@code \n}
+     * @return the encoding's name for the {@code Content-Transfer-Encoding} header
+     */
+    static String textEncoding(String body) {
+        int line = 0;
+        for (int i = 0; i < body.length(); i++) {
+            char c = body.charAt(i);
+            if (c == '\n') {
+                line = 0;
+            } else if (c >= 0x80 || c == '\r' || c == 0 || ++line > 998) {
+                return "quoted-printable";
+            }
+        }
+        return "7bit";
     }
 
     /** Most bytes of UTF-8 in one encoded word: 45 bytes are 60 Base64 characters, 72 with the word's delimiters

@@ -99,4 +99,39 @@ class InvoiceMailHeadersTest {
         assertTrue(text.contains("Order: ORD-\u00e9-\u4e2d"), text);
         assertTrue(text.contains("Amount: 12.00 EUR"), text);
     }
+    /** The text part reads back as written, in any script, with the encoding a mail program needs for it. */
+    @Test
+    void theTextPartReadsBackAsWrittenInAnyScript() throws Exception {
+        for (String orderId : new String[] {"ORD-1", "ORD-\u00e9-\u4e2d-\ud83d\ude00", "x".repeat(1200)}) {
+            MimeMessage received = sentAndReceived(orderId);
+            MimeBodyPart text = (MimeBodyPart) ((MimeMultipart) received.getContent()).getBodyPart(0);
+
+            assertTrue(text.isMimeType("text/plain"), text.getContentType());
+            assertEquals("Thank you for your order " + orderId + ". Your invoice INV-2026-000007 over 12.00 EUR is "
+                    + "attached.", ((String) text.getContent()).strip());
+            assertEquals(orderId.equals("ORD-1") ? "7bit" : "quoted-printable", text.getEncoding(), orderId);
+        }
+    }
+
+    /** Jakarta Mail's choice for short texts, made without writing the text out. */
+    @Test
+    void theTextEncodingIs7bitOnlyForShortAsciiLines() {
+        assertEquals("7bit", InvoiceMailer.textEncoding("plain ASCII\nand another line\n"));
+        assertEquals("7bit", InvoiceMailer.textEncoding("x".repeat(998) + "\n" + "y".repeat(998)));
+        assertEquals("quoted-printable", InvoiceMailer.textEncoding("x".repeat(999)));
+        assertEquals("quoted-printable", InvoiceMailer.textEncoding("caf\u00e9"));
+        assertEquals("quoted-printable", InvoiceMailer.textEncoding("a bare\rreturn"));
+        assertEquals("quoted-printable", InvoiceMailer.textEncoding("a NUL \u0000"));
+    }
+
+    /** The Date header is RFC 5322's date-time (section 3.3) and reads back as the time of composing. */
+    @Test
+    void theDateHeaderIsAnRfc5322DateTime() throws Exception {
+        long before = System.currentTimeMillis() / 1000 * 1000;
+        MimeMessage received = sentAndReceived("ORD-1");
+        String date = received.getHeader("Date", null);
+        assertTrue(date.matches("[A-Z][a-z]{2}, \\d{1,2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} [+-]\\d{4}"), date);
+        long sent = received.getSentDate().getTime();
+        assertTrue(sent >= before && sent <= System.currentTimeMillis(), date);
+    }
 }
