@@ -105,11 +105,27 @@ public class OwnTransactionPath implements DeliveryPath {
             return false;
         }
         boolean done = transactions.inOwnTransaction(consumer.transactionTimeout(),
-                () -> parked.parkIfOpen(consumer.name(), null, record, call.delivery()));
+                () -> parked.parkIfOpen(consumer.name(), null, record, call.delivery(),
+                        ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery()))));
         if (done) {
             InboxMessage.INBOX0235I.log(consumer.name(), record.location(), record.key());
         }
         return done;
+    }
+
+    /**
+     * A processed re-drive of a sequence's head ({@code InboxRedrives}): its record leaves the sequence, in the
+     * attempt's transaction ({@link ParkedEvents#headRedriven}).
+     */
+    private void headRedriven(DeliveryCall call) throws java.sql.SQLException {
+        if (!call.consumer().orderByKey()) {
+            return;
+        }
+        Long deadLetter = ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery()));
+        KeyedRecord record = deadLetter == null ? null : KeyedRecord.of(RedriveAim.carrier(call.delivery()));
+        if (record != null) {
+            parked.headRedriven(call.consumer().name(), record.key(), deadLetter);
+        }
     }
 
     private Object withRetries(DeliveryCall call, InboxClaim.Claim key) throws Exception {
@@ -120,7 +136,11 @@ public class OwnTransactionPath implements DeliveryPath {
             try {
                 Outcome outcome = transactions.inOwnTransaction(consumer.transactionTimeout(), () -> {
                     InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, key.fingerprint(), key.month());
-                    return new Outcome(claim, claim == InboxClaim.Result.NEW ? call.proceed() : null);
+                    Object result = claim == InboxClaim.Result.NEW ? call.proceed() : null;
+                    if (claim == InboxClaim.Result.NEW) {
+                        headRedriven(call);
+                    }
+                    return new Outcome(claim, result);
                 });
                 SequenceRedrive redrive = SequenceRedrive.current();
                 if (redrive != null && outcome.claim() != InboxClaim.Result.CONFLICTING_PAYLOAD) {

@@ -78,6 +78,13 @@ public class GroupPath implements DeliveryPath.Enclosing {
             switch (result) {
                 case NEW -> {
                     call.proceed();
+                    Long redriveOf = consumer.orderByKey()
+                            ? ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery())) : null;
+                    KeyedRecord redriven = redriveOf == null ? null
+                            : KeyedRecord.of(RedriveAim.carrier(call.delivery()));
+                    if (redriven != null) {
+                        parked.headRedriven(consumer.name(), redriven.key(), redriveOf);
+                    }
                     // as far as the inbox knows: the group commits
                     call.span().outcome(DeliveryOutcome.PROCESSED, null);
                 }
@@ -134,7 +141,8 @@ public class GroupPath implements DeliveryPath.Enclosing {
                 return null;
             }
         }
-        if (!parked.parkIfOpen(consumer.name(), null, record, call.delivery())) {
+        if (!parked.parkIfOpen(consumer.name(), null, record, call.delivery(),
+                ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery())))) {
             return null;
         }
         if (group.claims() instanceof GroupClaims claims) {

@@ -58,10 +58,12 @@ public class ParkedEvents {
      * @param parked         how many records wait behind the head
      * @param openedAt       when the sequence opened (the head's dead letter)
      * @param oldestParkedAt when the oldest parked record was parked, {@code null} when none is
-     * @param claimedBy      who re-drives it now, {@code null} when no live re-drive does
+     * @param claimedBy      who holds (or last held, when expired) its re-drive lease, {@code null} when none
+     * @param claimedAt      when that lease was taken or renewed
      */
     public record Sequence(long id, String consumer, String key, long headDeadLetter, String headError, long parked,
-                           OffsetDateTime openedAt, OffsetDateTime oldestParkedAt, String claimedBy) {
+                           OffsetDateTime openedAt, OffsetDateTime oldestParkedAt, String claimedBy,
+                           OffsetDateTime claimedAt) {
     }
 
     /** The figures of all consumers: sequences open, records parked, the oldest parked record's age. */
@@ -80,17 +82,20 @@ public class ParkedEvents {
             + "DO UPDATE SET dead_letter_id = EXCLUDED.dead_letter_id RETURNING sequence_id";
 
     static final String PARK_SQL = "WITH "
-            + "seq AS (SELECT id FROM inbox_key_sequence WHERE consumer = ? AND record_key = ? FOR KEY SHARE), "
+            + "seq AS (SELECT id, head_dead_letter_id AS head FROM inbox_key_sequence WHERE consumer = ? "
+            + "AND record_key = ? FOR KEY SHARE), "
+            // a re-drive of the head's own dead letter (InboxRedrives) goes through: it is what the others wait for
+            + "waits AS (SELECT id FROM seq WHERE head IS DISTINCT FROM ?::bigint), "
             + "payload(ref, text, bytes) AS (SELECT ?::bytea, ?::text, ?::bytea), "
             // the payload only when the record is parked: a record of a key without a sequence stores nothing
             + "stored AS (INSERT INTO inbox_dead_letter_payload (payload_ref, payload, payload_bytes) "
-            + "SELECT ref, text, bytes FROM payload WHERE ref IS NOT NULL AND EXISTS (SELECT 1 FROM seq) "
+            + "SELECT ref, text, bytes FROM payload WHERE ref IS NOT NULL AND EXISTS (SELECT 1 FROM waits) "
             + "ON CONFLICT (payload_ref) DO NOTHING), "
             + "parked AS (INSERT INTO inbox_parked " + PARKED_COLUMNS
-            + " SELECT seq.id, NULL, ?, ?, ?, ?, ?, (SELECT ref FROM payload) FROM seq "
+            + " SELECT waits.id, NULL, ?, ?, ?, ?, ?, (SELECT ref FROM payload) FROM waits "
             // delivered again (a crash before its acknowledgement): it keeps its place
             + "ON CONFLICT (sequence_id, topic, kafka_partition, kafka_offset) DO NOTHING) "
-            + "SELECT count(*) FROM seq";
+            + "SELECT count(*) FROM waits";
 
     @Inject
     InboxDatabase database;
@@ -169,21 +174,69 @@ public class ParkedEvents {
      * @param eventId  its event id when already read, else {@code null}
      * @param record   the record's key and position
      * @param delivery the delivery, for its payload
+     * @param redriveOf the dead letter a re-driven record names ({@code InboxRedrives}), {@code null} for none: the
+     *                  re-drive of a sequence's head is not parked behind it
      * @return whether it is parked (now, or by an earlier delivery of the same record): the method must not see it
      * @throws SQLException when a statement fails
      */
-    public boolean parkIfOpen(String consumer, String eventId, KeyedRecord record, Delivery delivery)
+    public boolean parkIfOpen(String consumer, String eventId, KeyedRecord record, Delivery delivery, Long redriveOf)
             throws SQLException {
         try (Connection connection = database.connection();
              PreparedStatement park = connection.prepareStatement(PARK_SQL)) {
             park.setString(1, consumer);
             park.setString(2, record.key());
-            int i = payload(park, 2, delivery);
+            if (redriveOf == null) {
+                park.setNull(3, Types.BIGINT);
+            } else {
+                park.setLong(3, redriveOf);
+            }
+            int i = payload(park, 3, delivery);
             position(park, i, eventId, record);
             try (ResultSet rs = park.executeQuery()) {
                 rs.next();
                 return rs.getLong(1) > 0;
             }
+        }
+    }
+
+    /**
+     * The re-drive of a sequence's head ({@code InboxRedrives}) was processed, in the caller's transaction: its record
+     * leaves the sequence, and the sequence closes when nothing is parked behind it (else the parked records wait for
+     * the sequence's re-drive, which starts with them).
+     *
+     * @param consumer   the consumer's stored name
+     * @param key        the record key
+     * @param deadLetter the dead letter the re-driven record names
+     * @throws SQLException when the statement fails
+     */
+    public void headRedriven(String consumer, String key, long deadLetter) throws SQLException {
+        try (Connection connection = database.connection();
+             PreparedStatement delete = connection.prepareStatement("WITH seq AS (SELECT id FROM inbox_key_sequence "
+                     + "WHERE consumer = ? AND record_key = ? AND head_dead_letter_id = ? FOR UPDATE), "
+                     + "gone AS (DELETE FROM inbox_parked p USING seq WHERE p.sequence_id = seq.id "
+                     + "AND p.dead_letter_id = ?) "
+                     + "DELETE FROM inbox_key_sequence s USING seq WHERE s.id = seq.id AND NOT EXISTS (SELECT 1 "
+                     + "FROM inbox_parked p WHERE p.sequence_id = seq.id AND p.dead_letter_id IS DISTINCT FROM ?)")) {
+            delete.setString(1, consumer);
+            delete.setString(2, key);
+            delete.setLong(3, deadLetter);
+            delete.setLong(4, deadLetter);
+            delete.setLong(5, deadLetter);
+            delete.executeUpdate();
+        }
+    }
+
+    /**
+     * @param message a delivered message, may be {@code null}
+     * @return the dead letter id its re-drive header names ({@code InboxRedrives}), {@code null} for none or a value
+     *         that is no id
+     */
+    public static Long redriveOf(org.eclipse.microprofile.reactive.messaging.Message<?> message) {
+        String id = message == null ? null : io.github.jakartainbox.inbox.incoming.RedriveAim.deadLetterOf(message);
+        try {
+            return id == null ? null : Long.valueOf(id.trim());
+        } catch (NumberFormatException e) {
+            return null;
         }
     }
 
@@ -397,7 +450,7 @@ public class ParkedEvents {
     private static final String SEQUENCES = "SELECT s.id, s.consumer, s.record_key, s.head_dead_letter_id, d.error, "
             + "(SELECT count(*) FROM inbox_parked p WHERE p.sequence_id = s.id AND p.dead_letter_id IS NULL), "
             + "s.opened_at, (SELECT min(p.parked_at) FROM inbox_parked p WHERE p.sequence_id = s.id "
-            + "AND p.dead_letter_id IS NULL), s.redrive_claimed_by "
+            + "AND p.dead_letter_id IS NULL), s.redrive_claimed_by, s.redrive_claimed_at "
             + "FROM inbox_key_sequence s JOIN inbox_dead_letter d ON d.id = s.head_dead_letter_id ";
 
     /**
@@ -444,7 +497,7 @@ public class ParkedEvents {
     private static Sequence sequence(ResultSet rs) throws SQLException {
         return new Sequence(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getString(5),
                 rs.getLong(6), rs.getObject(7, OffsetDateTime.class), rs.getObject(8, OffsetDateTime.class),
-                rs.getString(9));
+                rs.getString(9), rs.getObject(10, OffsetDateTime.class));
     }
 
     /**
