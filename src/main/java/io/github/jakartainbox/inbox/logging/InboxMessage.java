@@ -125,8 +125,8 @@ public enum InboxMessage implements CataloguedMessage {
     INBOX0307E(Level.SEVERE, "InboxPurge.purgeExpired() must not run inside a transaction: each batch commits on its "
             + "own."),
     INBOX0308E(Level.SEVERE, "Cannot read the purge state (table inbox_purge_state): {0}"),
-    INBOX0310I(Level.INFO, "The inbox purge kept {0} records parked behind the dead letters of {1} open key sequences "
-            + "(the oldest parked {2} ago); they stay until their sequences are re-driven."),
+    INBOX0310I(Level.INFO, "The inbox purge kept {0} records parked behind the dead letters of {1} key sequences "
+            + "(the oldest parked {2} ago) until their sequences are re-driven."),
     INBOX0309W(Level.WARNING, "A purge lease cut by a database outage could not be given back at stop; the purge waits "
             + "at most inbox.purge.lease ({0})."),
 
