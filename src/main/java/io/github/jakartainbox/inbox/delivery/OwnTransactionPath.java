@@ -230,7 +230,9 @@ public class OwnTransactionPath implements DeliveryPath {
                     long written = deadLetters.record(consumer.name(), eventId, delivery, error, attempts,
                             withPayload);
                     if (opens) {
-                        parked.open(consumer.name(), written, eventId, record, delivery);
+                        // a payload the dead letter was refused with is not stored with its record either
+                        parked.open(consumer.name(), written, eventId, record,
+                                withPayload ? delivery : delivery.withPayload(null));
                     }
                     return written;
                 });
