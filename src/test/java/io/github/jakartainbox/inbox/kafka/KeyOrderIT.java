@@ -188,6 +188,79 @@ class KeyOrderIT {
                 + "AND record_key = ?", consumer, a), "each of A's effects once");
     }
 
+    /**
+     * A re-drive of the head's dead letter alone (as {@code InboxRedrives} sends it: its claim taken, the record
+     * aimed at the consumer and naming the dead letter) is not parked behind itself: with nothing behind it, it
+     * closes the sequence; with a record behind it, that record waits for the sequence's re-drive, after the head.
+     */
+    @Test
+    void aRedriveOfTheHeadAloneIsProcessedAndLeavesTheSequence() throws Exception {
+        String consumer = "probe-key-grouped";
+        String c = "C-" + RUN;
+        String d = "D-" + RUN;
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            ids.add(UUID.randomUUID().toString());
+        }
+        db.number("INSERT INTO key_order_poison (event_id) VALUES (?), (?) RETURNING 1", ids.get(0), ids.get(2));
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            producer.send(new ProducerRecord<>(topic(consumer), c, event(ids.get(0), c, 1))).get();
+            producer.send(new ProducerRecord<>(topic(consumer), d, event(ids.get(2), d, 1))).get();
+            producer.send(new ProducerRecord<>(topic(consumer), d, event(ids.get(3), d, 2))).get();
+        }
+        assertEquals(1, db.await(WAIT, n -> n == 1, PARKED, consumer, d), "D's second parked behind D's first");
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM inbox_key_sequence WHERE consumer = ? "
+                + "AND record_key = ?", consumer, c), "C's first heads C's sequence");
+        db.number("DELETE FROM key_order_poison WHERE event_id IN (?, ?) RETURNING 1", ids.get(0), ids.get(2));
+
+        // a header naming the head without a re-drive claim is anyone's to write: parked like any other record
+        long cHead = headRedrive(consumer, c, ids.get(0), 1, false);
+        assertEquals(1, db.await(WAIT, n -> n == 1, PARKED, consumer, c), "a forged re-drive waits its turn");
+        assertEquals(0, effects(consumer, c));
+        db.number("DELETE FROM inbox_parked WHERE dead_letter_id IS NULL AND sequence_id = (SELECT id FROM "
+                + "inbox_key_sequence WHERE consumer = ? AND record_key = ?) RETURNING 1", consumer, c);
+
+        headRedrive(consumer, c, ids.get(0), 1, true);
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM key_order_effect WHERE consumer = ? "
+                + "AND record_key = ?", consumer, c), "the head's re-drive processed");
+        assertEquals(0, db.await(WAIT, n -> n == 0, "SELECT count(*) FROM inbox_key_sequence WHERE consumer = ? "
+                + "AND record_key = ?", consumer, c), "nothing waited behind it: the sequence closed");
+        assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE id = ? AND redriven_at IS NOT NULL",
+                cHead));
+
+        headRedrive(consumer, d, ids.get(2), 1, true);
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM key_order_effect WHERE consumer = ? "
+                + "AND record_key = ?", consumer, d), "D's head processed");
+        assertEquals(1, db.number(PARKED, consumer, d), "D's second still waits for the sequence's re-drive");
+        HttpResponse<String> redriven = call("POST", redrive(consumer, d));
+        assertEquals(200, redriven.statusCode(), redriven.body());
+        assertTrue(redriven.body().contains("\"status\":\"CLOSED\""), redriven.body());
+        assertEquals(List.of("1", "2"), db.texts("SELECT seq::text FROM key_order_effect WHERE consumer = ? "
+                + "AND record_key = ? ORDER BY id", consumer, d), "D in order");
+    }
+
+    /**
+     * Sends the head's record again as a re-drive of its dead letter, aimed at the consumer.
+     *
+     * @param claimed whether the dead letter's re-drive claim is taken first, as {@code InboxRedrives} does
+     * @return the dead letter's id
+     */
+    private long headRedrive(String consumer, String key, String eventId, int seq, boolean claimed) throws Exception {
+        long head = db.number("SELECT head_dead_letter_id FROM inbox_key_sequence WHERE consumer = ? "
+                + "AND record_key = ?", consumer, key);
+        if (claimed) {
+            db.number("UPDATE inbox_dead_letter SET redrive_claimed_at = now(), redrive_claimed_by = 'it' "
+                    + "WHERE id = ? RETURNING 1", head);
+        }
+        ProducerRecord<String, String> record = new ProducerRecord<>(topic(consumer), key, event(eventId, key, seq));
+        record.headers().add("inbox-redrive-consumer", consumer.getBytes(StandardCharsets.UTF_8));
+        record.headers().add("inbox-redrive-dead-letter", String.valueOf(head).getBytes(StandardCharsets.UTF_8));
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            producer.send(record).get();
+        }
+        return head;
+    }
+
     private static final String PARKED = "SELECT count(*) FROM inbox_parked p JOIN inbox_key_sequence s "
             + "ON s.id = p.sequence_id WHERE s.consumer = ? AND s.record_key = ? AND p.dead_letter_id IS NULL";
 

@@ -84,8 +84,12 @@ public class ParkedEvents {
     static final String PARK_SQL = "WITH "
             + "seq AS (SELECT id, head_dead_letter_id AS head FROM inbox_key_sequence WHERE consumer = ? "
             + "AND record_key = ? FOR KEY SHARE), "
-            // a re-drive of the head's own dead letter (InboxRedrives) goes through: it is what the others wait for
-            + "waits AS (SELECT id FROM seq WHERE head IS DISTINCT FROM ?::bigint), "
+            // a re-drive of the head's own dead letter (InboxRedrives) goes through: it is what the others wait for.
+            // The header alone is anyone's to write: its re-drive must have been claimed or sent, as for an aim
+            + "waits AS (SELECT id FROM seq WHERE NOT coalesce(seq.head = ?::bigint AND EXISTS (SELECT 1 "
+            + "FROM inbox_dead_letter d WHERE d.id = seq.head AND (d.redrive_claimed_at IS NOT NULL OR EXISTS ("
+            + "SELECT 1 FROM inbox_dead_letter_history h WHERE h.dead_letter_id = d.id AND h.kind = 'redriven'))), "
+            + "false)), "
             + "payload(ref, text, bytes) AS (SELECT ?::bytea, ?::text, ?::bytea), "
             // the payload only when the record is parked: a record of a key without a sequence stores nothing
             + "stored AS (INSERT INTO inbox_dead_letter_payload (payload_ref, payload, payload_bytes) "
