@@ -137,7 +137,14 @@ public enum BillingMessage implements CataloguedMessage {
             + "The default {2} is used."),
     BILLING0264E(Level.SEVERE, "Configuration key billing.api.allowed-hosts holds ''{0}'', which is not a host name "
             + "without a port; it is ignored."),
-    BILLING0266E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}.");
+    BILLING0266E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}."),
+    BILLING0267E(Level.SEVERE, "The sequence of key {1} of consumer {0} is being re-driven by {2}; this call delivered "
+            + "nothing. Look at the sequence again when that re-drive has ended."),
+    BILLING0268E(Level.SEVERE, "Consumer {0} has no open sequence of key {1}: nothing is parked behind a dead letter "
+            + "of that key."),
+    BILLING0269E(Level.SEVERE, "Consumer {0} does not run in this service: re-drive its sequences from the service "
+            + "that runs it."),
+    BILLING0270I(Level.INFO, "Sequence of key {1} of consumer {0}: {2} by {3}, {4} records delivered, ended {5}.");
 
     private final Text text;
 

@@ -9,7 +9,9 @@ import io.github.jakartainbox.billing.web.Roles;
 import io.github.jakartainbox.inbox.deadletter.DeadLetterBulk;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters.DeadLetter;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
+import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.deadletter.InboxRedrives;
+import io.github.jakartainbox.inbox.deadletter.InboxSequences;
 import io.github.jakartainbox.inbox.text.Printable;
 import io.github.jakartainbox.inbox.text.StrictJson;
 import io.github.jakartainbox.inbox.text.Utf8;
@@ -111,6 +113,9 @@ public class DeadLetterResource {
     @Inject
     OrdersRedrive ordersRedrive;
 
+    @Inject
+    InboxSequences sequences;
+
     @Context
     SecurityContext caller;
 
@@ -171,6 +176,94 @@ public class DeadLetterResource {
     public List<InboxDeadLetters.Group> groups(@QueryParam("limit") @DefaultValue("100") String limit)
             throws SQLException {
         return deadLetters.groups(QueryParams.limit(limit, InboxDeadLetters.MAX_LIMIT));
+    }
+
+    /**
+     * The open sequences of dead-letter order by key ({@code inbox.consumer.<c>.dead-letter.order=key}), one item
+     * each: the key, its head's dead letter and reason, how many records are parked behind it and since when.
+     *
+     * @param consumer only this consumer's, when given: a consumer name (400, {@code BILLING0238E}, otherwise)
+     * @param limit    the most returned, 1 to 1000 (400 otherwise), oldest first
+     * @return the sequences
+     * @throws SQLException when the database cannot be read (500)
+     */
+    @GET
+    @Path("/sequences")
+    @RolesAllowed({Roles.READER, Roles.OPERATOR})
+    public List<InboxSequences.Sequence> sequences(@QueryParam("consumer") String consumer,
+                                                   @QueryParam("limit") @DefaultValue("100") String limit)
+            throws SQLException {
+        String only = consumer == null || consumer.isBlank() ? null : consumerName(consumer);
+        return sequences.list(only, QueryParams.limit(limit, InboxDeadLetters.MAX_LIMIT));
+    }
+
+    /**
+     * Re-drives a key's sequence: its head, then the records parked behind it, in order, each through the consumer's
+     * inbox claim (the library's {@link InboxSequences#redrive}). Runs on this request's thread until the sequence is
+     * closed or a record is dead-lettered again (it then heads the sequence).
+     *
+     * @param consumer the consumer's name (400, {@code BILLING0238E}, when it is none)
+     * @param key      the Kafka record key, 1 to 1000 characters without control characters (400 otherwise)
+     * @return 200 with the outcome ({@code status} {@code CLOSED} or {@code STOPPED}); 404 when no sequence of the key
+     *         is open ({@code BILLING0268E}); 409 when another re-drive of it is under way ({@code BILLING0267E}) or
+     *         the consumer does not run in this service ({@code BILLING0269E})
+     * @throws Exception when the database fails between deliveries (500); the sequence stays open where it stopped
+     */
+    @POST
+    @Path("/sequences/redrive")
+    public InboxSequences.Outcome redriveSequence(@QueryParam("consumer") String consumer,
+                                                  @QueryParam("key") String key) throws Exception {
+        String name = consumerName(consumer);
+        String k = sequenceKey(key);
+        return answered("re-driven", sequences.redrive(name, k, user()));
+    }
+
+    /**
+     * Discards the head of a key's sequence (its dead letter is discarded) and delivers the records parked behind it
+     * in order, as {@link #redriveSequence} does: discarding a head releases what waited for it.
+     *
+     * @param consumer the consumer's name (400 when it is none)
+     * @param key      the Kafka record key (400 when it is no such key)
+     * @return as {@link #redriveSequence}
+     * @throws Exception as {@link #redriveSequence}
+     */
+    @POST
+    @Path("/sequences/discard-head")
+    public InboxSequences.Outcome discardSequenceHead(@QueryParam("consumer") String consumer,
+                                                      @QueryParam("key") String key) throws Exception {
+        String name = consumerName(consumer);
+        String k = sequenceKey(key);
+        return answered("head discarded", sequences.discardHead(name, k, user()));
+    }
+
+    private InboxSequences.Outcome answered(String action, InboxSequences.Outcome outcome) {
+        switch (outcome.status()) {
+            case NOT_FOUND -> throw new ClientErrorException(Response.status(Response.Status.NOT_FOUND)
+                    .entity(Map.of("error", BillingMessage.BILLING0268E.format(outcome.consumer(), outcome.key())))
+                    .type(MediaType.APPLICATION_JSON).build());
+            case TAKEN -> throw conflict(BillingMessage.BILLING0267E.format(outcome.consumer(), outcome.key(),
+                    outcome.sequence() == null ? "another server" : outcome.sequence().redrivenBy()));
+            case UNKNOWN_CONSUMER -> throw conflict(BillingMessage.BILLING0269E.format(outcome.consumer()));
+            default -> BillingMessage.BILLING0270I.log(outcome.consumer(), outcome.key(), action, user(),
+                    outcome.delivered(), outcome.status());
+        }
+        return outcome;
+    }
+
+    private static String consumerName(String consumer) {
+        if (!InboxConfig.isValidConsumerName(consumer)) {
+            throw QueryParams.badRequest(BillingMessage.BILLING0238E.format("consumer",
+                    "must be a consumer name (1 to 100 characters of A-Z a-z 0-9 . _ -)", Printable.of(consumer, 60)));
+        }
+        return consumer;
+    }
+
+    private static String sequenceKey(String key) {
+        if (key == null || key.isEmpty()) {
+            throw QueryParams.badRequest(BillingMessage.BILLING0238E.format("key", "must be a record key",
+                    "(none)"));
+        }
+        return QueryParams.text("key", key, 1000);
     }
 
     /**

@@ -17,9 +17,18 @@ import io.github.jakartainbox.inbox.failure.RetryPolicy;
  * @param eventTime     where the event's own time is found (used in partitioned mode only)
  * @param fingerprint   whether the payload's SHA-256 is stored and compared on duplicates
  * @param transactionTimeout the JTA timeout of an attempt's transaction, {@code null} for the server's default
+ * @param orderByKey    whether a dead letter of a keyed Kafka record parks the consumer's later records of its key
+ *                      ({@code dead-letter.order=key})
  */
 public record ConsumerSettings(String name, EventIdSource eventIdSource, int maxLength, FailurePolicy failurePolicy,
-                        EventTimeSource eventTime, boolean fingerprint, java.time.Duration transactionTimeout) {
+                        EventTimeSource eventTime, boolean fingerprint, java.time.Duration transactionTimeout,
+                        boolean orderByKey) {
+
+    /** A consumer that keeps no order around dead letters ({@code dead-letter.order=none}). */
+    public ConsumerSettings(String name, EventIdSource eventIdSource, int maxLength, FailurePolicy failurePolicy,
+                            EventTimeSource eventTime, boolean fingerprint, java.time.Duration transactionTimeout) {
+        this(name, eventIdSource, maxLength, failurePolicy, eventTime, fingerprint, transactionTimeout, false);
+    }
 
     /**
      * @param delivery the delivery

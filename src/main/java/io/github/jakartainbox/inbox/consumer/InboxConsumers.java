@@ -74,7 +74,8 @@ public class InboxConsumers {
         boolean fingerprint = InboxConfig.FINGERPRINT.get(config, annotated).equals("payload");
         return new ConsumerSettings(name, eventIdSource(config, annotated, extractors, transports), maxLength, failures,
                 new EventTimeSource(timeField), fingerprint,
-                InboxConfig.TRANSACTION_TIMEOUT.find(config, annotated).orElse(null));
+                InboxConfig.TRANSACTION_TIMEOUT.find(config, annotated).orElse(null),
+                InboxConfig.DEAD_LETTER_ORDER.get(config, annotated).equals("key"));
     }
 
     private static EventIdSource eventIdSource(Config config, String consumer, Instance<EventIdExtractor> extractors,

@@ -546,7 +546,7 @@ public class InboxDeadLetters {
         }
     }
 
-    private static void checkLimit(int limit, int max) {
+    static void checkLimit(int limit, int max) {
         if (limit < 1 || limit > max) {
             throw new IllegalArgumentException(InboxMessage.INBOX0401E.format(max, limit));
         }

@@ -8,10 +8,13 @@ import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
 import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterStore;
+import io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
 import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.incoming.Delivery;
+import io.github.jakartainbox.inbox.incoming.KeyedRecord;
+import io.github.jakartainbox.inbox.incoming.SequenceRedrive;
 import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.sqlstate.DatabaseUnavailableException;
@@ -39,6 +42,8 @@ public class OwnTransactionPath implements DeliveryPath {
     DeliverySteps steps;
     @Inject
     RedriveAims aims;
+    @Inject
+    ParkedEvents parked;
 
     /** What one committed attempt did: the claim's result, and the method's result when it ran. */
     private record Outcome(InboxClaim.Result claim, Object result) {
@@ -52,6 +57,9 @@ public class OwnTransactionPath implements DeliveryPath {
             return call.acknowledged();
         }
         awaitReady(consumer); // tables made or checked before the first transaction, never inside one
+        if (parked(call)) {
+            return call.acknowledged();
+        }
         InboxClaim.Claim key = steps.identify(consumer, call.key(), call.span(), deadLetters(call));
         return key == null ? call.acknowledged() : withRetries(call, key);
     }
@@ -78,6 +86,48 @@ public class OwnTransactionPath implements DeliveryPath {
         }
     }
 
+    /**
+     * Parks the delivery behind its key's dead letter when its consumer keeps the order by key and has an open
+     * sequence of the record's key ({@code dead-letter.order=key}): stored in a transaction of its own, before its
+     * event id is read, so that a later record without a usable id keeps its place too. A delivery of the
+     * sequence's own re-drive is not parked.
+     *
+     * @return whether it is parked: acknowledged without the method
+     * @throws Exception when the database cannot park it: the message stays unacknowledged and comes again
+     */
+    private boolean parked(DeliveryCall call) throws Exception {
+        ConsumerSettings consumer = call.consumer();
+        if (!consumer.orderByKey() || !parked.mayHaveOpen(consumer.name())) {
+            return false; // the cheap check: no statement while the consumer has no open sequence
+        }
+        KeyedRecord record = KeyedRecord.of(RedriveAim.carrier(call.delivery()));
+        if (record == null || SequenceRedrive.running(consumer.name(), record.key())) {
+            return false;
+        }
+        boolean done = transactions.inOwnTransaction(consumer.transactionTimeout(),
+                () -> parked.parkIfOpen(consumer.name(), null, record, call.delivery(),
+                        ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery()))));
+        if (done) {
+            InboxMessage.INBOX0235I.log(consumer.name(), record.location(), record.key());
+        }
+        return done;
+    }
+
+    /**
+     * A processed re-drive of a sequence's head ({@code InboxRedrives}): its record leaves the sequence, in the
+     * attempt's transaction ({@link ParkedEvents#headRedriven}).
+     */
+    private void headRedriven(DeliveryCall call) throws java.sql.SQLException {
+        if (!call.consumer().orderByKey()) {
+            return;
+        }
+        Long deadLetter = ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery()));
+        KeyedRecord record = deadLetter == null ? null : KeyedRecord.of(RedriveAim.carrier(call.delivery()));
+        if (record != null) {
+            parked.headRedriven(call.consumer().name(), record.key(), deadLetter);
+        }
+    }
+
     private Object withRetries(DeliveryCall call, InboxClaim.Claim key) throws Exception {
         ConsumerSettings consumer = call.consumer();
         String eventId = key.eventId();
@@ -86,8 +136,17 @@ public class OwnTransactionPath implements DeliveryPath {
             try {
                 Outcome outcome = transactions.inOwnTransaction(consumer.transactionTimeout(), () -> {
                     InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, key.fingerprint(), key.month());
-                    return new Outcome(claim, claim == InboxClaim.Result.NEW ? call.proceed() : null);
+                    Object result = claim == InboxClaim.Result.NEW ? call.proceed() : null;
+                    if (claim == InboxClaim.Result.NEW) {
+                        headRedriven(call);
+                    }
+                    return new Outcome(claim, result);
                 });
+                SequenceRedrive redrive = SequenceRedrive.current();
+                if (redrive != null && outcome.claim() != InboxClaim.Result.CONFLICTING_PAYLOAD) {
+                    redrive.ended(outcome.claim() == InboxClaim.Result.NEW ? SequenceRedrive.Outcome.PROCESSED
+                            : SequenceRedrive.Outcome.DUPLICATE);
+                }
                 if (outcome.claim() != InboxClaim.Result.NEW) {
                     call.span().outcome(steps.skipped(consumer, eventId, outcome.claim(), deadLetters(call)), null);
                     return call.acknowledged();
@@ -160,13 +219,30 @@ public class OwnTransactionPath implements DeliveryPath {
         String error = deadLetterReason(reason, attempts, location);
         String shownId = eventId == null ? "(no usable id)" : eventId;
         boolean full = true;
+        KeyedRecord record = consumer.orderByKey() ? KeyedRecord.of(RedriveAim.carrier(delivery)) : null;
+        SequenceRedrive redrive = SequenceRedrive.current();
+        // a record of a sequence being re-driven becomes its new head there; any other keyed one opens its key's
+        boolean opens = record != null && !SequenceRedrive.running(consumer.name(), record.key());
         for (int failures = 1; ; failures++) {
             boolean withPayload = full;
             try {
-                transactions.inOwnTransaction(() -> {
-                    deadLetters.record(consumer.name(), eventId, delivery, error, attempts, withPayload);
-                    return null;
+                long id = transactions.inOwnTransaction(() -> {
+                    long written = deadLetters.record(consumer.name(), eventId, delivery, error, attempts,
+                            withPayload);
+                    if (opens) {
+                        // a payload the dead letter was refused with is not stored with its record either
+                        parked.open(consumer.name(), written, eventId, record,
+                                withPayload ? delivery : delivery.withPayload(null));
+                    }
+                    return written;
                 });
+                if (opens) {
+                    parked.opened(consumer.name());
+                    InboxMessage.INBOX0236W.log(consumer.name(), record.key(), String.valueOf(id));
+                }
+                if (redrive != null) {
+                    redrive.deadLettered(id);
+                }
                 if (eventId == null) {
                     InboxMessage.INBOX0226E.log(consumer.name(), error);
                 } else {

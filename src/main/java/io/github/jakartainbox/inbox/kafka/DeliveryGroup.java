@@ -37,6 +37,8 @@ public final class DeliveryGroup {
     private Claims claims;
     private boolean claimsTried;
     private volatile Throwable failure;
+    /** The record keys of this group whose consumer has an open sequence (dead-letter order), read once. */
+    private java.util.Set<String> openKeys;
 
     /** A group claimed message by message (tests, and {@code group.claim=per-message}). */
     public DeliveryGroup() {
@@ -115,6 +117,16 @@ public final class DeliveryGroup {
     public void committed() {
         afterCommit.forEach(Runnable::run);
         afterCommit.clear();
+    }
+
+    /** @return the keys of the group's records that are parked behind a dead letter, {@code null} until read */
+    public java.util.Set<String> openKeys() {
+        return openKeys;
+    }
+
+    /** @param keys the keys of the group's records that are parked behind a dead letter */
+    public void openKeys(java.util.Set<String> keys) {
+        this.openKeys = keys;
     }
 
     /** @return the group running on the calling thread, {@code null} outside one */

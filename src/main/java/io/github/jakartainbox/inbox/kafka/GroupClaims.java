@@ -30,6 +30,8 @@ public final class GroupClaims implements DeliveryGroup.Claims {
     private final InboxClaim.Result[] results;
     /** What each message's delivery was predicted to be when its event id was read ahead. */
     private final List<Delivery> predicted;
+    /** The positions whose records were parked behind a dead letter instead of being delivered. */
+    private final java.util.BitSet parked = new java.util.BitSet();
 
     GroupClaims(InboxClaim inbox, String consumer, List<InboxClaim.Claim> claims,
                         InboxClaim.Result[] results, List<Delivery> predicted) {
@@ -103,13 +105,18 @@ public final class GroupClaims implements DeliveryGroup.Claims {
         return results[position];
     }
 
+    /** @param position a message of the group that was parked, not delivered: its claim is given back */
+    public void parked(int position) {
+        parked.set(position);
+    }
+
     @Override
     public void beforeCommit(int delivered) throws SQLException {
         List<InboxClaim.Claim> processed = new ArrayList<>();
         List<InboxClaim.Claim> undelivered = new ArrayList<>();
         for (int i = 0; i < claims.size(); i++) {
             if (results[i] == InboxClaim.Result.NEW) {
-                (i < delivered ? processed : undelivered).add(claims.get(i));
+                (i < delivered && !parked.get(i) ? processed : undelivered).add(claims.get(i));
             }
         }
         inbox.release(consumer, undelivered);

@@ -6,6 +6,9 @@ import io.github.jakartainbox.inbox.claim.ClaimKey;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
+import io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents;
+import io.github.jakartainbox.inbox.incoming.KeyedRecord;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.delivery.DeliveryCall;
 import io.github.jakartainbox.inbox.delivery.DeliveryPath;
 import io.github.jakartainbox.inbox.delivery.RedriveAims;
@@ -36,6 +39,8 @@ public class GroupPath implements DeliveryPath.Enclosing {
     InboxStatistics statistics;
     @Inject
     RedriveAims aims;
+    @Inject
+    ParkedEvents parked;
     /** Consumers whose deliveries did not match what was read ahead for a group's claim (INBOX0610W). */
     private final Set<String> perMessageClaims = ConcurrentHashMap.newKeySet();
 
@@ -54,6 +59,12 @@ public class GroupPath implements DeliveryPath.Enclosing {
                 group.afterCommit(() -> statistics.redriveForOtherSkipped(consumer.name()));
                 return call.acknowledged();
             }
+            KeyedRecord record = parkedInGroup(group, call);
+            if (record != null) {
+                // its offset moves with the group's commit; the method sees it when its key's sequence is re-driven
+                group.afterCommit(() -> InboxMessage.INBOX0235I.log(consumer.name(), record.location(), record.key()));
+                return call.acknowledged();
+            }
             GroupClaims claims = groupClaims(group, call);
             // the very message and payload the group's claim read: its event id, fingerprint and month, not read again
             InboxClaim.Claim ahead = claims == null ? null : claims.readAheadFor(group.position(), call.delivery());
@@ -67,6 +78,13 @@ public class GroupPath implements DeliveryPath.Enclosing {
             switch (result) {
                 case NEW -> {
                     call.proceed();
+                    Long redriveOf = consumer.orderByKey()
+                            ? ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery())) : null;
+                    KeyedRecord redriven = redriveOf == null ? null
+                            : KeyedRecord.of(RedriveAim.carrier(call.delivery()));
+                    if (redriven != null) {
+                        parked.headRedriven(consumer.name(), redriven.key(), redriveOf);
+                    }
                     // as far as the inbox knows: the group commits
                     call.span().outcome(DeliveryOutcome.PROCESSED, null);
                 }
@@ -87,6 +105,50 @@ public class GroupPath implements DeliveryPath.Enclosing {
         }
         // the connector acknowledges after the group's commit; this acknowledgement only settles the message
         return call.acknowledged();
+    }
+
+    /**
+     * Parks the delivery in the group's transaction when its consumer keeps the order by key and has an open sequence
+     * of the record's key. The cheap check first: no statement while the consumer has no open sequence; else one
+     * statement per group reads (and locks) the open sequences among the group's keys.
+     *
+     * @return the parked record, {@code null} when the delivery goes on
+     */
+    private KeyedRecord parkedInGroup(DeliveryGroup group, DeliveryCall call) throws SQLException {
+        ConsumerSettings consumer = call.consumer();
+        if (!consumer.orderByKey() || !parked.mayHaveOpen(consumer.name())) {
+            return null;
+        }
+        KeyedRecord record = KeyedRecord.of(RedriveAim.carrier(call.delivery()));
+        if (record == null) {
+            return null;
+        }
+        if (!group.messages().isEmpty()) {
+            java.util.Set<String> open = group.openKeys();
+            if (open == null) {
+                java.util.Set<String> keys = new java.util.HashSet<>();
+                keys.add(record.key());
+                for (org.eclipse.microprofile.reactive.messaging.Message<?> message : group.messages()) {
+                    KeyedRecord other = KeyedRecord.of(message);
+                    if (other != null) {
+                        keys.add(other.key());
+                    }
+                }
+                open = parked.openKeys(consumer.name(), keys);
+                group.openKeys(open);
+            }
+            if (!open.contains(record.key())) {
+                return null;
+            }
+        }
+        if (!parked.parkIfOpen(consumer.name(), null, record, call.delivery(),
+                ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery())))) {
+            return null;
+        }
+        if (group.claims() instanceof GroupClaims claims) {
+            claims.parked(group.position());
+        }
+        return record;
     }
 
     /** A re-drive aimed at another consumer, confirmed by the database; a database failure fails the group. */

@@ -88,6 +88,8 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
     private volatile Subscriber<? super Message<?>> subscriber;
     private volatile boolean running = true;
     private volatile Thread thread;
+    /** Run when partitions are assigned to this channel's consumer. */
+    private volatile Runnable onAssigned = () -> { };
 
     InboxKafkaChannel(Settings settings, ManagedThreadFactory threads, UserTransaction transaction, InboxClaim inbox,
                       KafkaOffsets offsets) {
@@ -100,6 +102,16 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
         this.threads = threads;
         this.loop = settings.share() ? null : new PollLoop(this, transaction, inbox, offsets, clients);
         this.shareLoop = settings.share() ? new ShareLoop(this, threads, clients) : null;
+    }
+
+    /** @param action what to run when partitions are assigned to this channel's consumer (a rebalance) */
+    void onAssigned(Runnable action) {
+        this.onAssigned = action;
+    }
+
+    /** Partitions were assigned to this channel's consumer. */
+    void assigned() {
+        onAssigned.run();
     }
 
     Settings settings() {

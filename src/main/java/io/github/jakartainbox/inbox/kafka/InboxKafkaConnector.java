@@ -85,6 +85,9 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
     @Resource
     UserTransaction transaction;
 
+    @Inject
+    io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents parked;
+
     @Override
     public PublisherBuilder<? extends Message<?>> getPublisherBuilder(Config config) {
         InboxKafkaChannel.Settings settings = settings(config);
@@ -109,6 +112,8 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
         }
         InboxKafkaChannel channel = new InboxKafkaChannel(settings, threads, transaction, inbox,
                 new KafkaOffsets(database));
+        // partitions moved: this server may now hold keys whose sequences another server opened
+        channel.onAssigned(parked::forget);
         InboxLifecycle.stopWithApplication(NAME, InboxKafkaConnector::stopAll);
         KafkaClientLogLimit.install();
         InboxKafkaChannel earlier = CHANNELS.put(settings.channel(), channel);

@@ -47,9 +47,60 @@ public class KafkaDeploymentChecks implements Extension {
                     f.method().getDeclaringClass().getName() + "." + f.method().getName(), f.channel(),
                     f.isolationLevel()));
         }
+        orderByKey(config, idempotent.methodsByConsumer().keySet(), channels.consumerByChannel())
+                .forEach(problem -> {
+                    InboxLog.LOG.severe(problem);
+                    event.addDeploymentProblem(new DeploymentException(problem));
+                });
         String kafka = KafkaClientVersion.present();
         if (kafka != null && !KafkaClientVersion.safe(kafka)) {
             InboxMessage.INBOX0014W.log(kafka, KafkaClientVersion.SAFE);
         }
+    }
+
+    /**
+     * Dead-letter order by key is kept by {@code inbox-kafka} channels in classic groups only: a share group spreads a
+     * key's records over its consumers (INBOX0626E), another connector or a message-driven bean does not park
+     * (INBOX0627E).
+     *
+     * @param config    the application's configuration
+     * @param consumers the {@code @Idempotent} consumer names of the annotations
+     * @param channels  channel name to the consumer name of its method
+     * @return one problem per consumer that sets {@code dead-letter.order=key} where it is not kept
+     */
+    static java.util.List<String> orderByKey(Config config, java.util.Collection<String> consumers,
+                                             java.util.Map<String, String> channels) {
+        java.util.List<String> problems = new java.util.ArrayList<>();
+        for (String consumer : consumers) {
+            String order;
+            try {
+                order = io.github.jakartainbox.inbox.InboxConfig.DEAD_LETTER_ORDER.get(config, consumer);
+            } catch (IllegalStateException e) {
+                continue; // a wrong value: the inbox's own check names it (INBOX0004E)
+            }
+            if (!order.equals("key")) {
+                continue;
+            }
+            boolean any = false;
+            for (java.util.Map.Entry<String, String> channel : channels.entrySet()) {
+                if (!channel.getValue().equals(consumer)) {
+                    continue;
+                }
+                any = true;
+                String connector = IdempotentChannels.attribute(config, channel.getKey(), "connector").orElse("");
+                String type = IdempotentChannels.attribute(config, channel.getKey(), "group.type").orElse("classic");
+                if (!connector.trim().equals(InboxKafkaConnector.NAME)) {
+                    problems.add(KafkaMessage.INBOX0627E.format(consumer, "channel " + channel.getKey()
+                            + " uses connector " + (connector.isBlank() ? "(none)" : connector.trim())));
+                } else if (type.trim().equalsIgnoreCase("share")) {
+                    problems.add(KafkaMessage.INBOX0626E.format(consumer, channel.getKey()));
+                }
+            }
+            if (!any) {
+                problems.add(KafkaMessage.INBOX0627E.format(consumer, "it reads no Reactive Messaging channel (a "
+                        + "message-driven bean)"));
+            }
+        }
+        return problems;
     }
 }

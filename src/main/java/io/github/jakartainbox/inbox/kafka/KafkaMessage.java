@@ -55,7 +55,11 @@ public enum KafkaMessage implements CataloguedMessage {
     INBOX0624W(Level.WARNING, "Channel {0}: the delivery of {1} has run {2} ms, past the lock ({3} ms): its poll''s {4} "
             + "records go back to the share group."),
     INBOX0625W(Level.WARNING, "Channel {0}: share group {1}''s config {2} could not be set ({3}); nothing is read until "
-            + "it is, tried again in {4} ms.");
+            + "it is, tried again in {4} ms."),
+    INBOX0626E(Level.SEVERE, "Consumer {0} sets dead-letter.order=key, but channel {1} is a share group "
+            + "(group.type=share): no order holds across share consumers. Set dead-letter.order=none."),
+    INBOX0627E(Level.SEVERE, "Consumer {0} sets dead-letter.order=key, which only inbox-kafka channels in classic "
+            + "groups keep; {1}. Set dead-letter.order=none or use connector inbox-kafka.");
 
     private final Text text;
 

@@ -86,7 +86,8 @@ final class PollLoop implements Runnable {
                 consumer = c;
                 offsets.newConsumer();
                 c.subscribe(settings.topics(),
-                        new Rebalance(commits, offsets, settings.offsetsInDatabase() ? rows : null));
+                        new Rebalance(commits, offsets, settings.offsetsInDatabase() ? rows : null,
+                                channel::assigned));
                 while (channel.running()) {
                     rows.retryUnresolved();
                     ConsumerRecords<Object, Object> records;
@@ -157,10 +158,16 @@ final class PollLoop implements Runnable {
      * Commits what is done for revoked partitions, then forgets them: no acknowledgement of theirs stays pending.
      * Forgets lost partitions without a commit; resolves assigned ones against the database's rows.
      *
-     * @param rows {@code null} unless offsets are kept in the database
+     * @param rows     {@code null} unless offsets are kept in the database
+     * @param assigned what else to run when partitions are assigned (the channel's {@code onAssigned})
      */
-    record Rebalance(KafkaCommits commits, PartitionOffsets offsets, OffsetRows rows)
+    record Rebalance(KafkaCommits commits, PartitionOffsets offsets, OffsetRows rows, Runnable assigned)
             implements ConsumerRebalanceListener {
+
+        /** A rebalance listener with nothing else to run at an assignment. */
+        Rebalance(KafkaCommits commits, PartitionOffsets offsets, OffsetRows rows) {
+            this(commits, offsets, rows, () -> { });
+        }
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -174,6 +181,9 @@ final class PollLoop implements Runnable {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            if (!partitions.isEmpty()) {
+                assigned.run();
+            }
             if (rows != null && !partitions.isEmpty()) {
                 rows.resolve(partitions);
             }

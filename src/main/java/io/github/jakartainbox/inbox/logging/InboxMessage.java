@@ -101,6 +101,16 @@ public enum InboxMessage implements CataloguedMessage {
             + "2026-03-01T12:00:00Z)."),
     INBOX0240E(Level.SEVERE, "InboxDeadLetters.{0} must not run inside a JTA transaction: a re-drive claim commits on "
             + "its own."),
+    INBOX0235I(Level.FINE, "Consumer {0}: the record at {1} is parked behind the dead letter of key {2}; it is "
+            + "processed when that key''s sequence is re-driven."),
+    INBOX0236W(Level.WARNING, "Consumer {0}: dead letter {2} heads the sequence of key {1}; the consumer''s later "
+            + "records of that key are parked until the sequence is re-driven."),
+    INBOX0237I(Level.INFO, "Consumer {0}: the sequence of key {1} was re-driven by {2}: {3} records delivered in "
+            + "order; the sequence is closed."),
+    INBOX0238W(Level.WARNING, "Consumer {0}: the re-drive of key {1} by {2} stopped at dead letter {3}, the "
+            + "sequence''s new head; {4} records were delivered before it."),
+    INBOX0239E(Level.SEVERE, "Consumer {0}: the sequence of key {1} is being re-driven by {2} since {3}; try again "
+            + "when that re-drive has ended."),
 
     INBOX0301W(Level.WARNING, "Consumer {0}: inbox retention {1} is not longer than the topic retention {2}: a replay "
             + "of older records would apply them again."),
@@ -115,6 +125,8 @@ public enum InboxMessage implements CataloguedMessage {
     INBOX0307E(Level.SEVERE, "InboxPurge.purgeExpired() must not run inside a transaction: each batch commits on its "
             + "own."),
     INBOX0308E(Level.SEVERE, "Cannot read the purge state (table inbox_purge_state): {0}"),
+    INBOX0310I(Level.INFO, "The inbox purge kept {0} records parked behind the dead letters of {1} key sequences "
+            + "(the oldest parked {2} ago) until their sequences are re-driven."),
     INBOX0309W(Level.WARNING, "A purge lease cut by a database outage could not be given back at stop; the purge waits "
             + "at most inbox.purge.lease ({0})."),
 

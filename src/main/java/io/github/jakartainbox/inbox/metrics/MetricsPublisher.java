@@ -41,11 +41,15 @@ public class MetricsPublisher {
     Event<Gauges> others;
     @Inject
     InboxClaim claims;
+    @Inject
+    io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents parked;
 
     private volatile long readAt;
     private volatile Map<String, ConsumerFigures> figures = Map.of();
     private volatile Optional<PurgeStatus> purge = Optional.empty();
     private volatile boolean unreadable;
+    private volatile io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents.Figures keyOrder =
+            new io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents.Figures(0, 0, java.time.Duration.ZERO);
 
     void publish(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted) {
         Gauges gauges = this::gauge;
@@ -85,6 +89,12 @@ public class MetricsPublisher {
         gauge("inbox.purge.overdue", "1 when the last purge failed or none succeeded within "
                 + InboxConfig.PURGE_OVERDUE_AFTER.name() + ", or its state cannot be read; else 0.", Map.of(),
                 () -> purge().map(p -> p.overdue() ? 1L : 0L).orElse(0L) | (unreadable ? 1L : 0L));
+        gauge("inbox.key.sequences.open", "Open sequences of dead-letter order by key: keys whose later records wait "
+                + "behind a dead letter.", Map.of(), () -> keyOrder().sequences());
+        gauge("inbox.key.parked", "Records parked behind the dead letters of those sequences.", Map.of(),
+                () -> keyOrder().parked());
+        gauge("inbox.key.parked.oldest.seconds", "Age of the oldest parked record in seconds; 0 when none is.",
+                Map.of(), () -> keyOrder().oldestParkedAge().toSeconds());
         others.fire(gauges);
     }
 
@@ -112,6 +122,11 @@ public class MetricsPublisher {
         return figures;
     }
 
+    private io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents.Figures keyOrder() {
+        refresh();
+        return keyOrder;
+    }
+
     private Optional<PurgeStatus> purge() {
         refresh();
         return purge;
@@ -128,6 +143,11 @@ public class MetricsPublisher {
             unreadable = false;
         } catch (SQLException | RuntimeException e) {
             unreadable = true; // keep the last figures, and report the purge overdue
+        }
+        try {
+            keyOrder = parked.figures();
+        } catch (SQLException | RuntimeException e) {
+            // keep the last figures: the purge's state says whether the database answers
         }
         readAt = System.nanoTime();
     }

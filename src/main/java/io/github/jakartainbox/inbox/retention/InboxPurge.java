@@ -48,6 +48,23 @@ import org.eclipse.microprofile.config.ConfigProvider;
 @ApplicationScoped
 public class InboxPurge implements InboxStatistics.PurgeNews {
 
+    /**
+     * @return the records parked behind dead letters, which the purge never deletes; said in the log when there are
+     *         any ({@code INBOX0310I}); 0 when they cannot be counted (the purge itself succeeded)
+     */
+    private long keptParked() {
+        try {
+            io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents.Figures figures = parked.figures();
+            if (figures.sequences() > 0) {
+                InboxMessage.INBOX0310I.log(String.valueOf(figures.parked()), String.valueOf(figures.sequences()),
+                        figures.oldestParkedAge().toString());
+            }
+            return figures.parked();
+        } catch (java.sql.SQLException | RuntimeException e) {
+            return 0;
+        }
+    }
+
     /** Work on one connection inside one transaction. */
     @FunctionalInterface
     private interface Work<T> {
@@ -72,6 +89,8 @@ public class InboxPurge implements InboxStatistics.PurgeNews {
     InboxDatabase database;
     @Inject
     InboxTransactions transactions;
+    @Inject
+    io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents parked;
     /** other tables to purge under the same lease (the outbox's delivered rows) */
     @Inject
     @Any
@@ -222,8 +241,9 @@ public class InboxPurge implements InboxStatistics.PurgeNews {
             unrecordedFailure = new Failure(OffsetDateTime.now(), error);
             pendingRelease = new PendingRelease(owner, total, batches, error);
         }
+        long keptParked = error == null ? keptParked() : 0;
         PurgeResult result = new PurgeResult(true, run.deleted, run.batches, List.copyOf(run.dropped),
-                run.droppedRows, List.copyOf(run.created), elapsed(started), error);
+                run.droppedRows, List.copyOf(run.created), elapsed(started), error, keptParked);
         if (error == null) {
             InboxMessage.INBOX0303I.log(String.valueOf(run.deleted), String.valueOf(run.batches),
                     run.dropped.toString(), String.valueOf(run.droppedRows), run.created.toString(),

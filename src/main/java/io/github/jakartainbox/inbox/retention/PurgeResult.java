@@ -15,9 +15,17 @@ import java.util.List;
  * @param createdMonths   partitions created ahead of time (monthly mode)
  * @param elapsed         how long the run took
  * @param error           why the run stopped early, {@code null} when it completed
+ * @param keptParked      records parked behind dead letters (dead-letter order by key) that the purge keeps: they
+ *                        are no inbox rows, and stay until their sequences are re-driven
  */
 public record PurgeResult(boolean ran, long deleted, int batches, List<LocalDate> droppedMonths, long droppedRows,
-                          List<LocalDate> createdMonths, Duration elapsed, String error) {
+                          List<LocalDate> createdMonths, Duration elapsed, String error, long keptParked) {
+
+    /** A run that kept no parked record. */
+    public PurgeResult(boolean ran, long deleted, int batches, List<LocalDate> droppedMonths, long droppedRows,
+                       List<LocalDate> createdMonths, Duration elapsed, String error) {
+        this(ran, deleted, batches, droppedMonths, droppedRows, createdMonths, elapsed, error, 0);
+    }
 
     static PurgeResult skipped() {
         return new PurgeResult(false, 0, 0, List.of(), 0, List.of(), Duration.ZERO, null);

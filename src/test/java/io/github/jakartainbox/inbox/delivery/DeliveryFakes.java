@@ -134,9 +134,10 @@ public final class DeliveryFakes {
         public final List<String> rows = new ArrayList<>();
 
         @Override
-        public void record(String consumer, String eventId, Delivery delivery, String error, int attempts,
+        public long record(String consumer, String eventId, Delivery delivery, String error, int attempts,
                            boolean withPayload) {
             rows.add(consumer + "/" + eventId + "/" + attempts + "/" + error);
+            return rows.size();
         }
     }
 

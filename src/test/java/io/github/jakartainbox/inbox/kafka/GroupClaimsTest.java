@@ -63,4 +63,30 @@ class GroupClaimsTest {
         assertEquals("id-of-" + second, group.readAheadFor(1, new Delivery(second, null, -1)).eventId());
         assertNull(group.readAheadFor(2, new Delivery(null, null, -1)));
     }
+
+    @Test
+    void aParkedRecordsClaimIsGivenBackAndItsDeadLettersLeftOpen() throws Exception {
+        List<String> released = new java.util.ArrayList<>();
+        List<String> resolved = new java.util.ArrayList<>();
+        InboxClaim inbox = new InboxClaim() {
+            @Override
+            public void release(String consumer, List<InboxClaim.Claim> claims) {
+                claims.forEach(c -> released.add(c.eventId()));
+            }
+
+            @Override
+            public void resolveDeadLetters(String consumer, List<InboxClaim.Claim> claims) {
+                claims.forEach(c -> resolved.add(c.eventId()));
+            }
+        };
+        List<InboxClaim.Claim> claims = List.of(new InboxClaim.Claim("a1", null, null),
+                new InboxClaim.Claim("k2", null, null), new InboxClaim.Claim("a3", null, null));
+        InboxClaim.Result[] results = {InboxClaim.Result.NEW, InboxClaim.Result.NEW, InboxClaim.Result.NEW};
+        GroupClaims group = new GroupClaims(inbox, "c", claims, results, List.of(new Delivery("1", null, -1),
+                new Delivery("2", null, -1), new Delivery("3", null, -1)));
+        group.parked(1); // parked behind its key's dead letter: not processed in this group
+        group.beforeCommit(3);
+        assertEquals(List.of("k2"), released, "its inbox row would say processed: given back");
+        assertEquals(List.of("a1", "a3"), resolved);
+    }
 }

@@ -63,11 +63,12 @@ public class DeadLetterStore {
      * @param error       the reason
      * @param attempts    how many processing attempts were made (0 when none was possible)
      * @param withPayload whether to store the payload; without it the error says it was not stored
+     * @return the dead letter's id
      * @throws SQLException when the insert fails
      */
-    public void record(String consumer, String eventId, Delivery delivery, String error, int attempts, boolean withPayload)
+    public long record(String consumer, String eventId, Delivery delivery, String error, int attempts, boolean withPayload)
             throws SQLException {
-        record(consumer, eventId, withPayload ? delivery.payloadText() : null,
+        return record(consumer, eventId, withPayload ? delivery.payloadText() : null,
                 withPayload ? delivery.payloadBytes() : null,
                 withPayload ? error : "payload not stored (" + error + ")", attempts, delivery.fingerprint());
     }
@@ -81,9 +82,10 @@ public class DeadLetterStore {
      * @param attempts how many processing attempts were made (0 when none was possible)
      * @param sha256   the SHA-256 of the payload as delivered ({@link Delivery#fingerprint()}), {@code null} for a
      *                 null payload; what finds the row again when {@code eventId} is {@code null}
+     * @return the dead letter's id
      * @throws SQLException when the insert fails
      */
-    public void record(String consumer, String eventId, String payload, byte[] bytes, String error, int attempts,
+    public long record(String consumer, String eventId, String payload, byte[] bytes, String error, int attempts,
                 byte[] sha256) throws SQLException {
         String text = bytes == null ? Failures.storable(payload) : null;
         byte[] stored = bytes != null ? bytes : text == null ? null : text.getBytes(StandardCharsets.UTF_8);
@@ -105,9 +107,10 @@ public class DeadLetterStore {
             insert.setInt(9, attempts);
             insert.setString(10, Failures.storable(DeadLetterHistory.shortError(error)));
             try (ResultSet rs = insert.executeQuery()) {
-                if (rs.next()) {
-                    DeadLetterHistory.trim(connection, rs.getLong(1));
-                }
+                rs.next(); // the statement always answers the row it wrote
+                long id = rs.getLong(1);
+                DeadLetterHistory.trim(connection, id);
+                return id;
             }
         }
     }
@@ -131,7 +134,7 @@ public class DeadLetterStore {
             + "stored AS (INSERT INTO inbox_dead_letter_payload (payload_ref, payload, payload_bytes) "
             + "SELECT ref, text, bytes FROM payload WHERE ref IS NOT NULL ON CONFLICT (payload_ref) DO NOTHING)";
 
-    private static byte[] sha256(byte[] bytes) {
+    static byte[] sha256(byte[] bytes) {
         try {
             return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
         } catch (java.security.NoSuchAlgorithmException e) {

@@ -1,0 +1,254 @@
+package io.github.jakartainbox.inbox.deadletter;
+
+import io.github.jakartainbox.inbox.database.InboxTransactions;
+import io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents;
+import io.github.jakartainbox.inbox.incoming.RecordRedelivery;
+import io.github.jakartainbox.inbox.incoming.SequenceRedrive;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The sequences of dead-letter order by key ({@code inbox.consumer.<c>.dead-letter.order=key}): a dead letter of a
+ * Kafka record with key K heads its consumer's sequence of K, and the consumer's later records of K are parked behind
+ * it. This lists the open sequences, one item each, and re-drives them: the head and then the parked records are
+ * delivered to the consumer's method in their order, on the calling thread, each through the inbox's claim (a
+ * duplicate is skipped). A record that is dead-lettered again stops the re-drive and heads the sequence; the rest
+ * stay parked. Records of K parked while the re-drive runs are delivered before it ends; once none is left, the
+ * sequence closes and K's records are processed as they come.
+ *
+ * <p>One re-drive of a sequence runs at a time, on any server: it takes the sequence's lease
+ * ({@code inbox.dead-letter.redrive-lease}, renewed per record); another re-drive of the same sequence meanwhile is
+ * refused with {@link Status#TAKEN}. A re-drive cut short (the server stopped) is taken over once its lease expires,
+ * and delivers again from the first record not yet removed: a record it had processed is skipped as a duplicate.
+ *
+ * <p>Call it outside any JTA transaction: each delivery commits on its own.
+ */
+@ApplicationScoped
+public class InboxSequences {
+
+    /** Records read per round of a re-drive. */
+    private static final int BATCH = 100;
+
+    /** How a re-drive or a discard ended. */
+    public enum Status {
+        /** Every record was delivered (processed or skipped as a duplicate) and the sequence is closed. */
+        CLOSED,
+        /** A record was dead-lettered again: it heads the sequence now ({@link Outcome#newHead()}). */
+        STOPPED,
+        /** The consumer has no open sequence of that key. */
+        NOT_FOUND,
+        /** Another re-drive of the sequence holds its lease ({@link Outcome#sequence()} says who). */
+        TAKEN,
+        /** The consumer's method is not in this application: re-drive it from the application that runs it. */
+        UNKNOWN_CONSUMER
+    }
+
+    /**
+     * One open sequence.
+     *
+     * @param consumer       the consumer's stored name
+     * @param key            the Kafka record key (text; bytes that are no UTF-8 as {@code 0x} and hex digits)
+     * @param headDeadLetter the head's dead letter id ({@link InboxDeadLetters#find})
+     * @param headError      the head's reason
+     * @param parked         how many records wait behind the head
+     * @param openedAt       when the sequence opened
+     * @param oldestParkedAt when its oldest parked record was parked, {@code null} when none is
+     * @param redrivenBy     who holds, or last held, its re-drive lease; {@code null} when no re-drive holds it
+     * @param redriveSince   when that lease was taken or last renewed, {@code null} with {@code redrivenBy}
+     */
+    public record Sequence(String consumer, String key, long headDeadLetter, String headError, long parked,
+                           OffsetDateTime openedAt, OffsetDateTime oldestParkedAt, String redrivenBy,
+                           OffsetDateTime redriveSince) {
+    }
+
+    /**
+     * The figures of all consumers, for metrics and health.
+     *
+     * @param sequences       sequences open
+     * @param parked          records parked behind their heads
+     * @param oldestParkedAge the age of the oldest parked record, zero when none is
+     */
+    public record Figures(long sequences, long parked, Duration oldestParkedAge) {
+    }
+
+    /**
+     * How a re-drive ended.
+     *
+     * @param status    how
+     * @param consumer  the consumer
+     * @param key       the key
+     * @param delivered records delivered to the method (processed or skipped as duplicates) by this re-drive
+     * @param newHead   {@link Status#STOPPED}: the dead letter heading the sequence now
+     * @param sequence  the sequence as it is after the re-drive; {@code null} when closed or not found
+     */
+    public record Outcome(Status status, String consumer, String key, int delivered, Long newHead,
+                          Sequence sequence) {
+    }
+
+    @Inject
+    ParkedEvents parked;
+    @Inject
+    InboxDeadLetters deadLetters;
+    @Inject
+    InboxTransactions transactions;
+    @Inject
+    @Any
+    Instance<RecordRedelivery> transports;
+
+    /**
+     * @param consumer a consumer's stored name, {@code null} for all
+     * @param limit    the most sequences returned, 1 to {@value InboxDeadLetters#MAX_LIMIT}
+     * @return the open sequences, oldest first
+     * @throws IllegalArgumentException (INBOX0401E) when {@code limit} is out of range
+     * @throws SQLException when the database cannot be read
+     */
+    public List<Sequence> list(String consumer, int limit) throws SQLException {
+        InboxDeadLetters.checkLimit(limit, InboxDeadLetters.MAX_LIMIT);
+        return parked.list(consumer, limit).stream().map(InboxSequences::shown).toList();
+    }
+
+    /**
+     * @param consumer a consumer's stored name
+     * @param key      a record key
+     * @return its open sequence, empty when none is open
+     * @throws SQLException when the database cannot be read
+     */
+    public Optional<Sequence> find(String consumer, String key) throws SQLException {
+        return parked.find(consumer, key).map(InboxSequences::shown);
+    }
+
+    /**
+     * @return sequences open, records parked and the oldest parked record's age, over all consumers
+     * @throws SQLException when the database cannot be read
+     */
+    public Figures figures() throws SQLException {
+        ParkedEvents.Figures figures = parked.figures();
+        return new Figures(figures.sequences(), figures.parked(), figures.oldestParkedAge());
+    }
+
+    /**
+     * Re-drives the consumer's sequence of a key: its head, then its parked records, in order.
+     *
+     * @param consumer the consumer's stored name
+     * @param key      the record key
+     * @param operator who re-drives (the caller's principal), kept on the sequence while it runs
+     * @return how it ended
+     * @throws NullPointerException when an argument is {@code null}
+     * @throws SQLException         when the database fails between deliveries; the lease is given back, and the
+     *                              sequence stays open from the first record not yet delivered
+     * @throws Exception            what a delivery threw past the inbox (the application stopping)
+     */
+    public Outcome redrive(String consumer, String key, String operator) throws Exception {
+        return run(consumer, key, operator, false);
+    }
+
+    /**
+     * Discards the head of the consumer's sequence of a key (its dead letter is discarded, as
+     * {@link InboxRedrives#discard} does) and delivers the parked records behind it, in order, as {@link #redrive}:
+     * discarding a head releases what waited for it. A parked record that fails becomes the new head.
+     *
+     * @param consumer the consumer's stored name
+     * @param key      the record key
+     * @param operator who discards
+     * @return how it ended
+     * @throws NullPointerException when an argument is {@code null}
+     * @throws Exception            as {@link #redrive}
+     */
+    public Outcome discardHead(String consumer, String key, String operator) throws Exception {
+        return run(consumer, key, operator, true);
+    }
+
+    private Outcome run(String consumer, String key, String operator, boolean discardHead) throws Exception {
+        Objects.requireNonNull(consumer, "consumer");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(operator, "operator");
+        RecordRedelivery transport = transports.stream().filter(t -> t.delivers(consumer)).findFirst().orElse(null);
+        if (transport == null) {
+            return new Outcome(Status.UNKNOWN_CONSUMER, consumer, key, 0, null, find(consumer, key).orElse(null));
+        }
+        OptionalLong claimed = parked.claim(consumer, key, operator, deadLetters.redriveLease());
+        if (claimed.isEmpty()) {
+            Optional<Sequence> open = find(consumer, key);
+            if (open.isPresent()) {
+                InboxMessage.INBOX0239E.log(consumer, key, String.valueOf(open.get().redrivenBy()),
+                        String.valueOf(open.get().redriveSince()));
+            }
+            return new Outcome(open.isPresent() ? Status.TAKEN : Status.NOT_FOUND, consumer, key, 0, null,
+                    open.orElse(null));
+        }
+        long sequence = claimed.getAsLong();
+        SequenceRedrive redrive = new SequenceRedrive(consumer, key);
+        int delivered = 0;
+        boolean first = true;
+        try {
+            while (true) {
+                List<ParkedEvents.Stored> records = parked.records(sequence, BATCH);
+                if (records.isEmpty()) {
+                    if (transactions.inOwnTransaction(() -> parked.closeIfEmpty(sequence))) {
+                        parked.forget(); // this consumer may have no open sequence left: read again when asked
+                        InboxMessage.INBOX0237I.log(consumer, key, operator, String.valueOf(delivered));
+                        return new Outcome(Status.CLOSED, consumer, key, delivered, null, null);
+                    }
+                    continue; // parked while the last ones were delivered: they come next
+                }
+                for (ParkedEvents.Stored record : records) {
+                    boolean head = first;
+                    first = false;
+                    if (head && record.deadLetterId() != null && (discardHead || discarded(record.deadLetterId()))) {
+                        if (discardHead) {
+                            deadLetters.discard(record.deadLetterId(), operator);
+                        }
+                        parked.remove(record.id());
+                        continue;
+                    }
+                    SequenceRedrive.Outcome outcome = redrive.run(() -> {
+                        transport.deliver(consumer, record.record(), record.value());
+                        return null;
+                    });
+                    if (outcome == SequenceRedrive.Outcome.PROCESSED || outcome == SequenceRedrive.Outcome.DUPLICATE) {
+                        parked.remove(record.id());
+                        parked.lease(sequence, operator, true);
+                        delivered++;
+                        continue;
+                    }
+                    Long deadLetter = redrive.deadLetterId();
+                    if (deadLetter != null) {
+                        parked.newHead(sequence, record.id(), deadLetter);
+                    }
+                    parked.lease(sequence, operator, false);
+                    InboxMessage.INBOX0238W.log(consumer, key, operator, String.valueOf(deadLetter),
+                            String.valueOf(delivered));
+                    return new Outcome(Status.STOPPED, consumer, key, delivered, deadLetter,
+                            find(consumer, key).orElse(null));
+                }
+            }
+        } catch (Exception | Error e) {
+            try {
+                parked.lease(sequence, operator, false);
+            } catch (SQLException again) {
+                e.addSuppressed(again); // the lease expires by itself
+            }
+            throw e;
+        }
+    }
+
+    /** @return whether the dead letter was discarded (an operator decided the head needs no processing) */
+    private boolean discarded(long deadLetter) throws SQLException {
+        return deadLetters.find(deadLetter).map(d -> d.discardedAt() != null).orElse(false);
+    }
+
+    private static Sequence shown(ParkedEvents.Sequence s) {
+        return new Sequence(s.consumer(), s.key(), s.headDeadLetter(), s.headError(), s.parked(), s.openedAt(),
+                s.oldestParkedAt(), s.claimedBy(), s.claimedAt());
+    }
+}
