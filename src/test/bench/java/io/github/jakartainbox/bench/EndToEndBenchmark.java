@@ -45,6 +45,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * <pre>
  * bin/benchmark e2e [--events 10000] [--rounds 3] [--latency-events 500] [--rate 50] [--high-rate 400] [--no-doc]
  * bin/benchmark e2e --grouped-only [--events 20000] [--rounds 12]
+ * bin/benchmark e2e --key-order [--events 20000] [--rounds 6]    # dead-letter.order=key ÷ none, no key parked
  * </pre>
  */
 public final class EndToEndBenchmark {
@@ -86,6 +87,7 @@ public final class EndToEndBenchmark {
         boolean batchProbe = false;
         boolean groupedOnly = false;
         boolean offsetStores = false;
+        boolean keyOrder = false;
         boolean profile = false;
         String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
         for (int i = 0; i < args.length; i++) {
@@ -104,13 +106,18 @@ public final class EndToEndBenchmark {
                     groupedOnly = true;
                     offsetStores = true;
                 }
+                case "--key-order" -> {
+                    groupedOnly = true;
+                    keyOrder = true;
+                }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --events N "
                         + "--rounds N --latency-events N --rate N --high-rate N --bootstrap host:port --no-doc "
-                        + "--grouped-only --offset-store --profile");
+                        + "--grouped-only --offset-store --key-order --profile");
             }
         }
         EndToEndBenchmark bench = new EndToEndBenchmark(bootstrap);
         bench.offsetStores = offsetStores;
+        bench.keyOrder = keyOrder;
         try {
             if (batchProbe) {
                 bench.batchProbe();
@@ -173,19 +180,29 @@ public final class EndToEndBenchmark {
     /** {@code --offset-store}: {@link #groupedOnly} compares the two offset stores instead of the inbox on and off. */
     private boolean offsetStores;
 
+    /** {@code --key-order}: {@link #groupedOnly} compares {@code dead-letter.order=key} (no key parked, so only the
+     *  delivery path's check) with {@code none}, on the same grouped claim. */
+    private boolean keyOrder;
+
+    /** @return whether the second grouped channel is the first's twin with one setting changed */
+    private boolean twin() {
+        return offsetStores || keyOrder;
+    }
+
     private String groupedOnly(int events, int rounds) throws Exception {
         Variant g100 = new Variant(offsetStores ? "grouped ≤ 100, offsets in the database (offset-store=database)"
-                : "grouped ≤ 100, @Idempotent", run + ".g100", run + "-g100");
+                : keyOrder ? "grouped ≤ 100, dead-letter.order=none" : "grouped ≤ 100, @Idempotent", run + ".g100",
+                run + "-g100");
         Variant g10 = new Variant("unused", run + ".g10", run + "-g10");
         // with --offset-store, the channel otherwise used for one claim per event: the same grouped claim, Kafka's
         // offsets only
         Variant g100pm = new Variant(offsetStores ? "grouped ≤ 100, offsets in Kafka only (offset-store=kafka)"
-                : "unused", run + ".g100pm", run + "-g100pm");
-        Variant g100plain = offsetStores ? g100pm
+                : keyOrder ? "grouped ≤ 100, dead-letter.order=key" : "unused", run + ".g100pm", run + "-g100pm");
+        Variant g100plain = twin() ? g100pm
                 : new Variant("grouped ≤ 100, inbox off", run + ".g100p", run + "-g100p");
         Variant perMessage = new Variant("unused", run + ".inbox", run + "-inbox");
         Variant plain = new Variant("unused", run + ".plain", run + "-plain");
-        Variant unusedPlain = offsetStores ? new Variant("unused", run + ".g100p", run + "-g100p") : g100plain;
+        Variant unusedPlain = twin() ? new Variant("unused", run + ".g100p", run + "-g100p") : g100plain;
         start(List.of(g100, unusedPlain, g10, g100pm, perMessage, plain), perMessage, plain, g10, g100, unusedPlain,
                 g100pm);
         List<Variant> variants = List.of(g100, g100plain);
@@ -203,6 +220,10 @@ public final class EndToEndBenchmark {
         }
         double with = Spread.of(rates.get(g100.label())).median();
         double without = Spread.of(rates.get(g100plain.label())).median();
+        if (keyOrder) {
+            return String.format("%s%ngrouped ≤ 100, dead-letter.order=key ÷ none: %.2f (%,.0f ÷ %,.0f a second; "
+                    + "target ≥ 0.95)", rates, without / with, without, with);
+        }
         if (offsetStores) {
             return String.format("%s%ngrouped ≤ 100, offsets in the database ÷ in Kafka only: %.2f (%,.0f ÷ %,.0f a "
                     + "second; target ≥ 0.95)", rates, with / without, with, without);
@@ -650,9 +671,12 @@ public final class EndToEndBenchmark {
             v.put("mp.messaging.incoming.orders-billing.connector", "liberty-kafka");
             String[] names = {"bench-g10", "bench-g100", "bench-g100-plain", "bench-g100-pm"};
             int[] sizes = {10, 100, 100, 100};
-            v.put("mp.messaging.incoming.bench-g100-pm.group.claim", offsetStores ? "multi-row" : "per-message");
+            v.put("mp.messaging.incoming.bench-g100-pm.group.claim", twin() ? "multi-row" : "per-message");
             if (offsetStores) {
                 v.put("mp.messaging.incoming.bench-g100-pm.offset-store", "kafka");
+            }
+            if (keyOrder) {
+                v.put("inbox.consumer.billing-g100pm.dead-letter.order", "key");
             }
             for (int i = 0; i < names.length; i++) {
                 channel(v, names[i], grouped[i]);
