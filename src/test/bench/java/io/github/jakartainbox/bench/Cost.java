@@ -149,6 +149,21 @@ final class Cost implements AutoCloseable {
         return new Reading(Instant.now(), ticks(), allocated, gc, oldGen);
     }
 
+    /**
+     * Collects the whole heap of the server ({@code MemoryMXBean.gc()}: a full collection in G1) and reads what
+     * stayed: the live heap.
+     *
+     * @return bytes of heap in use after the collection
+     * @throws IOException when the server's JMX connection fails
+     */
+    long liveHeapAfterFullGc() throws IOException {
+        java.lang.management.MemoryMXBean memory = ManagementFactory.newPlatformMXBeanProxy(
+                jmx.getMBeanServerConnection(), ManagementFactory.MEMORY_MXBEAN_NAME,
+                java.lang.management.MemoryMXBean.class);
+        memory.gc();
+        return memory.getHeapMemoryUsage().getUsed();
+    }
+
     Window between(Reading a, Reading b) {
         double seconds = Duration.between(a.at(), b.at()).toNanos() / 1e9;
         Map<String, Double> cpu = cpuSeconds(a.ticks(), b.ticks());

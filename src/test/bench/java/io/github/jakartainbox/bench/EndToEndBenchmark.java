@@ -46,6 +46,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * bin/benchmark e2e [--events 10000] [--rounds 3] [--latency-events 500] [--rate 50] [--high-rate 400] [--no-doc]
  * bin/benchmark e2e --grouped-only [--events 20000] [--rounds 12]
  * bin/benchmark e2e --key-order [--events 20000] [--rounds 6]    # dead-letter.order=key ÷ none, no key parked
+ * bin/benchmark e2e --memory [--events 10000] [--rounds 10]      # live heap after each backlog, GC share of CPU
  * </pre>
  */
 public final class EndToEndBenchmark {
@@ -88,6 +89,7 @@ public final class EndToEndBenchmark {
         boolean groupedOnly = false;
         boolean offsetStores = false;
         boolean keyOrder = false;
+        boolean memory = false;
         boolean profile = false;
         String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
         for (int i = 0; i < args.length; i++) {
@@ -106,13 +108,14 @@ public final class EndToEndBenchmark {
                     groupedOnly = true;
                     offsetStores = true;
                 }
+                case "--memory" -> memory = true;
                 case "--key-order" -> {
                     groupedOnly = true;
                     keyOrder = true;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --events N "
                         + "--rounds N --latency-events N --rate N --high-rate N --bootstrap host:port --no-doc "
-                        + "--grouped-only --offset-store --key-order --profile");
+                        + "--grouped-only --offset-store --key-order --memory --profile");
             }
         }
         EndToEndBenchmark bench = new EndToEndBenchmark(bootstrap);
@@ -121,6 +124,8 @@ public final class EndToEndBenchmark {
         try {
             if (batchProbe) {
                 bench.batchProbe();
+            } else if (memory) {
+                System.out.println(bench.memory(events, rounds));
             } else if (groupedOnly && !profile) {
                 System.out.println(bench.groupedOnly(events, rounds));
             } else {
@@ -232,6 +237,48 @@ public final class EndToEndBenchmark {
         return String.format("%s%ngrouped ≤ 100 with ÷ without the inbox: %.2f (%,.0f ÷ %,.0f a second); "
                         + "PostgreSQL's own, a group as the service sends it: %.2f (1 client), %.2f (4 clients)",
                 rates, with / without, with, without, ceiling[6] / ceiling[8], ceiling[7] / ceiling[9]);
+    }
+
+    /**
+     * {@code --memory}: whether the server's heap grows with the events it has seen. Grouped ≤ 100 with
+     * {@code @Idempotent}, warmed up with one backlog, then {@code rounds} backlogs of {@code events}; after each, a
+     * full collection of the server's heap and its live size. GC's share of the server's CPU is taken over the
+     * backlogs only, without the forced collections.
+     *
+     * @return the live heap after each backlog and the GC share
+     */
+    private String memory(int events, int rounds) throws Exception {
+        Variant g100 = new Variant("grouped ≤ 100 (inbox-kafka), @Idempotent", run + ".g100", run + "-g100");
+        Variant g10 = new Variant("unused", run + ".g10", run + "-g10");
+        Variant g100plain = new Variant("unused", run + ".g100p", run + "-g100p");
+        Variant g100pm = new Variant("unused", run + ".g100pm", run + "-g100pm");
+        Variant perMessage = new Variant("unused", run + ".inbox", run + "-inbox");
+        Variant plain = new Variant("unused", run + ".plain", run + "-plain");
+        start(List.of(g100, g100plain, g10, g100pm, perMessage, plain), perMessage, plain, g10, g100, g100plain,
+                g100pm);
+        drain(g100, SampleEvents.events(run + "-warm", events));
+        List<String> live = new ArrayList<>();
+        List<Double> rates = new ArrayList<>();
+        Cost.Window sum = null;
+        try (Cost cost = new Cost(SERVER, DB)) {
+            live.add(String.format("%.1f", cost.liveHeapAfterFullGc() / 1048576.0));
+            for (int r = 1; r <= rounds; r++) {
+                Cost.Reading before = cost.read();
+                rates.add(drain(g100, SampleEvents.events(run + "-m" + r, events)));
+                Cost.Window w = cost.between(before, cost.read());
+                sum = sum == null ? w : sum.plus(w);
+                live.add(String.format("%.1f", cost.liveHeapAfterFullGc() / 1048576.0));
+                System.out.printf("backlog %d of %d: live heap %s MB%n", r, rounds, live.get(live.size() - 1));
+            }
+        }
+        double gcShare = sum.gcMillis() / 10.0 / sum.cpuSeconds().getOrDefault(Cost.LIBERTY, 0.0);
+        return String.format("Run %s on %s: `bin/benchmark e2e --memory --events %d --rounds %d`, %s, %,d events "
+                        + "after a warm-up of %,d; %s events a second.%nLive heap after a full collection, MB: after "
+                        + "the warm-up, then after each backlog: %s.%nGC pauses %.2f%% of the server's CPU over the "
+                        + "backlogs (%,d ms of %.1f CPU s). Load averages (1, 5, 15 min) at the end: %s.", Load.now(),
+                Load.machine(), events, rounds, g100.label(), (long) events * rounds, events,
+                Spread.of(rates).rate(), String.join(", ", live), gcShare, sum.gcMillis(),
+                sum.cpuSeconds().getOrDefault(Cost.LIBERTY, 0.0), Load.averages());
     }
 
     /**
