@@ -101,6 +101,10 @@ public enum InboxMessage implements CataloguedMessage {
             + "2026-03-01T12:00:00Z)."),
     INBOX0240E(Level.SEVERE, "InboxDeadLetters.{0} must not run inside a JTA transaction: a re-drive claim commits on "
             + "its own."),
+    INBOX0241W(Level.WARNING, "Consumer {0}: retry.max-attempts {1} exceeds the share group''s delivery limit {2}; "
+            + "a failing event is dead-lettered at attempt {2}."),
+    INBOX0242W(Level.WARNING, "Consumer {0}: transaction timeout {1} ({3}) exceeds the unrenewed share lock {2}: a "
+            + "slow transaction''s record is handed out again."),
 
     INBOX0301W(Level.WARNING, "Consumer {0}: inbox retention {1} is not longer than the topic retention {2}: a replay "
             + "of older records would apply them again."),
