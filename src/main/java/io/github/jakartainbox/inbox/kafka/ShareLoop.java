@@ -338,6 +338,9 @@ final class ShareLoop implements Runnable {
             }
         } catch (WakeupException e) {
             return; // stopping
+        } catch (IllegalStateException e) {
+            // a poll that handed back only some of them refuses the next: those not back are acknowledged in vain
+            // (counted, INBOX0623W) and come back to meet their rows
         }
         acquiredAt = renewedAt;
         channel.figures().renewed(pending.size());
