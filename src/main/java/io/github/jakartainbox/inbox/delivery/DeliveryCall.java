@@ -71,7 +71,8 @@ public record DeliveryCall(InvocationContext context, ConsumerSettings consumer,
 
     /** @return the carrying message's transport settlement, {@code null} when it has none */
     public TransportSettlement transport() {
-        return TransportSettlement.of(RedriveAim.carrier(delivery));
+        // the method's message may be one the engine made around the connector's (with metadata added)
+        return TransportSettlement.of(delivery.message(), RedriveAim.delivering());
     }
 
     /**

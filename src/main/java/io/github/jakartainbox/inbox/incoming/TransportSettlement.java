@@ -7,8 +7,9 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 /**
  * What a connector's message says about its transport's own delivery count, and hears of how the inbox settled it
  * before its acknowledgement: a share group's record ({@code inbox-kafka}, {@code group.type=share}) is rejected
- * after a dead letter instead of accepted, and its redeliveries count as attempts. The inbox reaches it through the
- * carrying message's {@code unwrap}; a message without one is settled by its acknowledgement alone.
+ * after a dead letter instead of accepted, and its redeliveries count as attempts. The connector's message itself
+ * implements it (an {@code instanceof}, no exception on the hot path for other messages); a message without it is
+ * settled by its acknowledgement alone.
  */
 public interface TransportSettlement {
 
@@ -36,17 +37,16 @@ public interface TransportSettlement {
     Duration unrenewedLock();
 
     /**
-     * @param carrier the message carrying a delivery, may be {@code null}
-     * @return its transport's settlement, {@code null} when it has none (not a share record, or no message)
+     * @param carriers the messages that may carry the delivery (the method's message, the one the connector is
+     *                 delivering on this thread), each may be {@code null}
+     * @return the first that is a transport settlement, {@code null} when none is (not a share record, no message)
      */
-    static TransportSettlement of(Message<?> carrier) {
-        if (carrier == null) {
-            return null;
+    static TransportSettlement of(Message<?>... carriers) {
+        for (Message<?> carrier : carriers) {
+            if (carrier instanceof TransportSettlement settlement) {
+                return settlement;
+            }
         }
-        try {
-            return carrier.unwrap(TransportSettlement.class);
-        } catch (RuntimeException e) {
-            return null; // a message of another connector: unwrap refuses the type
-        }
+        return null;
     }
 }

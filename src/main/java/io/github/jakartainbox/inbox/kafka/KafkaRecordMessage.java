@@ -22,8 +22,8 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * <p>A dynamic proxy of the runtime's {@link Message} interface, so that the methods SmallRye adds to it
  * ({@code ack(Metadata)}, {@code getAckWithMetadata()}, ...) reach the same acknowledgement.
  *
- * <p>A share group's record ({@link #ofShare}) is also its {@link TransportSettlement}: {@code unwrap} hands it to
- * the inbox, which says how it settled the record (a dead letter is rejected) and reads its delivery count.
+ * <p>A share group's record ({@link #ofShare}) is also its {@link TransportSettlement}, and so is its message: the
+ * inbox says how it settled the record (a dead letter is rejected) and reads its delivery count.
  */
 public final class KafkaRecordMessage implements InvocationHandler, TransportSettlement {
 
@@ -49,8 +49,10 @@ public final class KafkaRecordMessage implements InvocationHandler, TransportSet
         this.record = record;
         this.deliveryLimit = deliveryLimit;
         this.unrenewedLock = unrenewedLock;
+        // a share record's message is also its settlement, found by instanceof (TransportSettlement.of)
         this.message = (Message<?>) Proxy.newProxyInstance(KafkaRecordMessage.class.getClassLoader(),
-                new Class<?>[] {Message.class}, this);
+                deliveryLimit > 0 ? new Class<?>[] {Message.class, TransportSettlement.class}
+                        : new Class<?>[] {Message.class}, this);
     }
 
     /**
@@ -117,6 +119,9 @@ public final class KafkaRecordMessage implements InvocationHandler, TransportSet
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         String name = method.getName();
         Object[] arguments = args == null ? new Object[0] : args;
+        if (method.getDeclaringClass() == TransportSettlement.class) {
+            return method.invoke(this, args);
+        }
         if (method.getDeclaringClass() == Object.class) {
             return switch (name) {
                 case "equals" -> proxy == arguments[0];
@@ -139,9 +144,6 @@ public final class KafkaRecordMessage implements InvocationHandler, TransportSet
                 }
                 if (type != null && type.isInstance(proxy)) {
                     return proxy;
-                }
-                if (type == TransportSettlement.class && deliveryLimit > 0) {
-                    return this;
                 }
                 throw new IllegalArgumentException("a Kafka record message cannot be unwrapped to " + type
                         + "; use ConsumerRecord");
