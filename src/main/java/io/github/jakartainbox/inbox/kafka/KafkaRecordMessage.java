@@ -59,7 +59,7 @@ public final class KafkaRecordMessage implements InvocationHandler, TransportSet
      * @param record        a record a share consumer acquired
      * @param deliveryLimit its group's delivery count limit, 1 or more
      * @param unrenewedLock  its lock when the channel does not renew it, {@code null} when it does
-     * @return its message, which unwraps to its {@link TransportSettlement}
+     * @return its message, which is also its {@link TransportSettlement}
      */
     static KafkaRecordMessage ofShare(ConsumerRecord<?, ?> record, int deliveryLimit, Duration unrenewedLock) {
         return new KafkaRecordMessage(record, Math.max(deliveryLimit, 1), unrenewedLock);
