@@ -5,7 +5,10 @@ import io.github.jakartainbox.inbox.claim.DeferredAckMessage;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.incoming.Delivery;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
+import io.github.jakartainbox.inbox.incoming.TransportSettlement;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
+import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import io.github.jakartainbox.inbox.spi.DeliverySpan;
 import jakarta.interceptor.InvocationContext;
 import java.util.concurrent.CompletableFuture;
@@ -39,6 +42,37 @@ public record DeliveryCall(InvocationContext context, ConsumerSettings consumer,
     public Object acknowledged() {
         CompletionStage<Void> ack = delivery.message() == null ? DONE : delivery.message().ack();
         return returnsStage() ? ack : null;
+    }
+
+    /**
+     * Tells the carrying message's transport how the delivery ended ({@link TransportSettlement}: a share group's
+     * record is rejected after a dead letter), then acknowledges the message, when the method takes one.
+     *
+     * @param outcome how the inbox settled the delivery
+     * @return as {@link #acknowledged()}
+     */
+    public Object settled(DeliveryOutcome outcome) {
+        tell(outcome);
+        return acknowledged();
+    }
+
+    /**
+     * Tells the carrying message's transport how the delivery ended, without acknowledging it: for a method taking
+     * the payload, the connector acknowledges after the method returned.
+     *
+     * @param outcome how the inbox settled the delivery
+     */
+    public void tell(DeliveryOutcome outcome) {
+        TransportSettlement settlement = transport();
+        if (settlement != null) {
+            settlement.settled(outcome);
+        }
+    }
+
+    /** @return the carrying message's transport settlement, {@code null} when it has none */
+    public TransportSettlement transport() {
+        // the method's message may be one the engine made around the connector's (with metadata added)
+        return TransportSettlement.of(delivery.message(), RedriveAim.delivering());
     }
 
     /**

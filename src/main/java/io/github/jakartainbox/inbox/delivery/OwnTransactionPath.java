@@ -16,11 +16,15 @@ import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.incoming.KeyedRecord;
 import io.github.jakartainbox.inbox.incoming.SequenceRedrive;
 import io.github.jakartainbox.inbox.incoming.RedriveAim;
+import io.github.jakartainbox.inbox.incoming.TransportSettlement;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.sqlstate.DatabaseUnavailableException;
 import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A delivery on a thread without a transaction (a connector's): each attempt in a JTA transaction of its own; a
@@ -45,6 +49,11 @@ public class OwnTransactionPath implements DeliveryPath {
     @Inject
     ParkedEvents parked;
 
+    /** The consumers whose transport's limits were checked ({@link #warnOfTransportLimits}). */
+    private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
+    /** Liberty's default transaction timeout ({@code totalTranLifetimeTimeout}), for a consumer that sets none. */
+    private static final Duration SERVER_TRANSACTION_TIMEOUT = Duration.ofSeconds(120);
+
     /** What one committed attempt did: the claim's result, and the method's result when it ran. */
     private record Outcome(InboxClaim.Result claim, Object result) {
     }
@@ -61,7 +70,7 @@ public class OwnTransactionPath implements DeliveryPath {
             return call.acknowledged();
         }
         InboxClaim.Claim key = steps.identify(consumer, call.key(), call.span(), deadLetters(call));
-        return key == null ? call.acknowledged() : withRetries(call, key);
+        return key == null ? call.settled(DeliveryOutcome.DEAD_LETTERED) : withRetries(call, key);
     }
 
     /**
@@ -131,7 +140,14 @@ public class OwnTransactionPath implements DeliveryPath {
     private Object withRetries(DeliveryCall call, InboxClaim.Claim key) throws Exception {
         ConsumerSettings consumer = call.consumer();
         String eventId = key.eventId();
-        FailurePolicy.Tracker failures = consumer.failurePolicy().newDelivery();
+        TransportSettlement transport = call.transport();
+        // a transport that counts deliveries (a share group) discards a message after its limit: its earlier
+        // deliveries are attempts, and the last one it allows is the last attempt, dead-lettered before it is lost
+        FailurePolicy.Tracker failures = transport == null ? consumer.failurePolicy().newDelivery()
+                : consumer.failurePolicy().newDelivery(transport.priorAttempts(), transport.deliveryLimit());
+        if (transport != null) {
+            warnOfTransportLimits(consumer, transport);
+        }
         while (true) {
             try {
                 Outcome outcome = transactions.inOwnTransaction(consumer.transactionTimeout(), () -> {
@@ -148,17 +164,22 @@ public class OwnTransactionPath implements DeliveryPath {
                             : SequenceRedrive.Outcome.DUPLICATE);
                 }
                 if (outcome.claim() != InboxClaim.Result.NEW) {
-                    call.span().outcome(steps.skipped(consumer, eventId, outcome.claim(), deadLetters(call)), null);
-                    return call.acknowledged();
+                    DeliveryOutcome skipped = steps.skipped(consumer, eventId, outcome.claim(), deadLetters(call));
+                    call.span().outcome(skipped, null);
+                    return call.settled(skipped);
                 }
                 call.span().outcome(DeliveryOutcome.PROCESSED, null);
-                return call.delivery().message() == null ? outcome.result() : call.acknowledged();
+                if (call.delivery().message() == null) {
+                    call.tell(DeliveryOutcome.PROCESSED);
+                    return outcome.result();
+                }
+                return call.settled(DeliveryOutcome.PROCESSED);
             } catch (Exception failure) {
                 FailurePolicy.Decision decision = failures.failed(failure);
                 if (decision.action() == FailurePolicy.Action.DEAD_LETTER) {
                     deadLetter(consumer, eventId, call.delivery(), decision.reason(), Math.max(decision.attempts(), 1));
                     call.span().outcome(DeliveryOutcome.DEAD_LETTERED, decision.reason());
-                    return call.acknowledged();
+                    return call.settled(DeliveryOutcome.DEAD_LETTERED);
                 }
                 long waitMillis = decision.delay().toMillis();
                 if (!steps.countedWait(consumer, eventId, decision, failure, waitMillis)) {
@@ -174,6 +195,31 @@ public class OwnTransactionPath implements DeliveryPath {
                 call.span().retry(decision.attempts(), failure);
                 sleep(waitMillis, failure);
             }
+        }
+    }
+
+    /**
+     * Says once per consumer, at its first delivery over a transport that counts deliveries: that the transport
+     * discards a message before the failure policy's attempts are used ({@code INBOX0241W}: the policy then
+     * dead-letters at the transport's limit), and that a transaction may outlast the transport's unrenewed hold on
+     * the message ({@code INBOX0242W}: the message is then handed out again while its transaction runs).
+     */
+    private static void warnOfTransportLimits(ConsumerSettings consumer, TransportSettlement transport) {
+        if (!WARNED.add(consumer.name())) {
+            return;
+        }
+        int maxAttempts = consumer.retry().maxAttempts();
+        if (maxAttempts > transport.deliveryLimit()) {
+            InboxMessage.INBOX0241W.log(consumer.name(), String.valueOf(maxAttempts),
+                    String.valueOf(transport.deliveryLimit()));
+        }
+        Duration lock = transport.unrenewedLock();
+        Duration timeout = consumer.transactionTimeout() != null ? consumer.transactionTimeout()
+                : SERVER_TRANSACTION_TIMEOUT;
+        if (lock != null && timeout.compareTo(lock) > 0) {
+            InboxMessage.INBOX0242W.log(consumer.name(), timeout.toString(), lock.toString(),
+                    consumer.transactionTimeout() != null ? "its transaction-timeout"
+                            : "the server's default, assumed");
         }
     }
 

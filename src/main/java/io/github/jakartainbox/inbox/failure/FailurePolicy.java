@@ -79,25 +79,46 @@ public final class FailurePolicy {
 
     /** @return a tracker for a new delivery */
     public Tracker newDelivery() {
-        return new Tracker();
+        return new Tracker(0, Integer.MAX_VALUE);
+    }
+
+    /**
+     * A tracker for a delivery whose transport counts deliveries and discards a message after its limit (a Kafka
+     * share group): the transport's earlier deliveries count as attempts, and no attempt is retried past the limit,
+     * so that the dead letter comes before the transport discards the message.
+     *
+     * @param priorAttempts attempts the transport made before this delivery, 0 or more
+     * @param attemptLimit  the transport's delivery limit, 1 or more ({@link Integer#MAX_VALUE}: none)
+     * @return a tracker for the delivery
+     * @throws IllegalArgumentException when {@code priorAttempts} is negative or {@code attemptLimit} below 1
+     */
+    public Tracker newDelivery(int priorAttempts, int attemptLimit) {
+        if (priorAttempts < 0 || attemptLimit < 1) {
+            throw new IllegalArgumentException("prior attempts must be 0 or more and the attempt limit 1 or more, not "
+                    + priorAttempts + " and " + attemptLimit);
+        }
+        return new Tracker(priorAttempts, attemptLimit);
     }
 
     /** The failures of one delivery so far. */
     public final class Tracker {
 
+        private final int attemptLimit;
         private int attempts;
         private int outages;
         private int transients;
         private Instant firstTransient;
 
-        private Tracker() {
+        private Tracker(int priorAttempts, int attemptLimit) {
+            this.attempts = priorAttempts;
+            this.attemptLimit = attemptLimit;
         }
 
         /**
          * @param failure what the attempt threw
          * @return what to do next
          */
-      public   Decision failed(Throwable failure) {
+        public Decision failed(Throwable failure) {
             FailureKind kind = FailureKind.of(failure);
             switch (kind) {
                 case OUTAGE:
@@ -129,7 +150,7 @@ public final class FailurePolicy {
                             state, sqlStateName(state), Failures.describe(failure)), cause), null);
                 default:
                     attempts++;
-                    if (retry.retriesAfter(attempts)) {
+                    if (retry.retriesAfter(attempts) && attempts < attemptLimit) {
                         return new Decision(Action.RETRY, kind, retry.delayAfter(attempts), attempts, null, null);
                     }
                     return deadLetter(kind, Failures.cause(failure), null);

@@ -40,6 +40,11 @@ public final class RedriveAim {
         }
     }
 
+    /** @return the message a connector is delivering on this thread ({@link #delivering}), {@code null} when none */
+    public static Message<?> delivering() {
+        return DELIVERING.get();
+    }
+
     /**
      * @param delivery a delivery to an {@code @Idempotent} method
      * @return the message that carries it: the method's {@code Message} argument, else the message a connector is

@@ -72,10 +72,19 @@ final class ChannelAttributes {
             text -> text.equals("read_committed") || text.equals("read_uncommitted") ? text : null,
             InboxMessage.INBOX0004E);
 
+    /**
+     * With {@code group.type=share}: whether the channel renews the locks of its poll's records while a delivery runs
+     * long (it sets the group's {@code share.renew.acknowledge.enable=true} before its consumers join).
+     */
+    static final ConfigKey<Boolean> SHARE_RENEW = ConfigKey.of("share.renew", "true",
+            "true (the locks of a poll's records are renewed while a delivery runs past half the lock) or false",
+            text -> text.equals("true") ? Boolean.TRUE : text.equals("false") ? Boolean.FALSE : null,
+            InboxMessage.INBOX0004E);
+
     /** The catalogue. */
     static final List<ConfigKey<?>> KEYS = List.of(TOPIC, GROUP_MAX_SIZE, GROUP_TIMEOUT, COMMIT_LAG_ALERT,
             MULTI_ROW_CLAIM, OFFSETS_IN_DATABASE, SHARE_GROUP,
-            SHARE_AUTO_OFFSET_RESET, SHARE_ISOLATION_LEVEL);
+            SHARE_AUTO_OFFSET_RESET, SHARE_ISOLATION_LEVEL, SHARE_RENEW);
 
     /**
      * Attributes never handed to the Kafka consumer: the catalogue's, those Reactive Messaging sets, and

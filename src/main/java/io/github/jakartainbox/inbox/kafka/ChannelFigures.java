@@ -18,6 +18,9 @@ final class ChannelFigures {
     private final AtomicLong locksExpired = new AtomicLong();
     private final AtomicLong redelivered = new AtomicLong();
     private final AtomicLong acknowledgementErrors = new AtomicLong();
+    private final AtomicLong rejected = new AtomicLong();
+    private final AtomicLong renewed = new AtomicLong();
+    private final AtomicLong redeliveredDuplicates = new AtomicLong();
 
     /**
      * @param records how many records the group committed
@@ -76,6 +79,36 @@ final class ChannelFigures {
     /** @param records how many records' acknowledgements the broker refused or lost */
     void acknowledgementFailed(int records) {
         acknowledgementErrors.addAndGet(records);
+    }
+
+    /** A record the inbox dead-lettered was rejected. */
+    void reject() {
+        rejected.incrementAndGet();
+    }
+
+    /** @param records how many held records' locks were renewed at once */
+    void renewed(int records) {
+        renewed.addAndGet(records);
+    }
+
+    /**
+     * A redelivered record ({@code deliveryCount() > 1}) whose claim found its inbox row: its lock had expired (or
+     * its acknowledgement was lost) after the inbox processed it.
+     */
+    void redeliveredDuplicate() {
+        redeliveredDuplicates.incrementAndGet();
+    }
+
+    long rejected() {
+        return rejected.get();
+    }
+
+    long renewed() {
+        return renewed.get();
+    }
+
+    long redeliveredDuplicates() {
+        return redeliveredDuplicates.get();
     }
 
     long acquired() {

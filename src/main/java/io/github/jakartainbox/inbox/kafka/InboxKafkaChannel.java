@@ -38,7 +38,16 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
     /** The channel's settings, read and checked by the connector. */
     record Settings(String channel, Properties kafka, List<String> topics, String groupId, int maxGroupSize,
                     Duration groupTimeout, Duration pollTimeout, Duration lagWarning, boolean multiRowClaim,
-                    boolean offsetsInDatabase, boolean share, Map<String, String> shareGroupConfig) {
+                    boolean offsetsInDatabase, boolean share, Map<String, String> shareGroupConfig,
+                    boolean shareRenew) {
+
+        /** A share group's settings without lock renewal. */
+        Settings(String channel, Properties kafka, List<String> topics, String groupId, int maxGroupSize,
+                 Duration groupTimeout, Duration pollTimeout, Duration lagWarning, boolean multiRowClaim,
+                 boolean offsetsInDatabase, boolean share, Map<String, String> shareGroupConfig) {
+            this(channel, kafka, topics, groupId, maxGroupSize, groupTimeout, pollTimeout, lagWarning, multiRowClaim,
+                    offsetsInDatabase, share, shareGroupConfig, false);
+        }
 
         /** A classic consumer group's settings. */
         Settings(String channel, Properties kafka, List<String> topics, String groupId, int maxGroupSize,

@@ -254,7 +254,8 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
                 .ifPresent(reset -> groupConfig.put(ChannelAttributes.SHARE_AUTO_OFFSET_RESET.name(), reset));
         return new InboxKafkaChannel.Settings(channel, kafka, topics, groupId, 1, groupTimeout,
                 Duration.ofMillis(500), ChannelAttributes.read(config, channel, ChannelAttributes.COMMIT_LAG_ALERT),
-                false, false, true, Map.copyOf(groupConfig));
+                false, false, true, Map.copyOf(groupConfig),
+                ChannelAttributes.read(config, channel, ChannelAttributes.SHARE_RENEW));
     }
 
     private static String baseName(String channel) {

@@ -54,6 +54,13 @@ public class KafkaGauges {
             total(gauges, "inbox.kafka.share.redelivered", "Records a share channel accepted that the broker had "
                     + "delivered before (deliveryCount above 1), since it started.", tags, channel,
                     ChannelFigures::redelivered);
+            total(gauges, "inbox.kafka.share.rejected", "Records a share channel rejected because the inbox "
+                    + "dead-lettered them, since it started.", tags, channel, ChannelFigures::rejected);
+            total(gauges, "inbox.kafka.share.renewed", "Record locks a share channel renewed while a delivery ran "
+                    + "long, since it started.", tags, channel, ChannelFigures::renewed);
+            total(gauges, "inbox.kafka.share.redelivered.duplicates", "Redelivered records whose claim found their "
+                    + "inbox row (a lock that expired after the record was processed), since the share channel "
+                    + "started.", tags, channel, ChannelFigures::redeliveredDuplicates);
             total(gauges, "inbox.kafka.share.ack.errors", "Record acknowledgements the broker refused or lost, since "
                     + "the share channel started.", tags, channel, ChannelFigures::acknowledgementErrors);
             gauges.gauge("inbox.kafka.commit.lag.seconds", "How long a partition's committed offset has stayed "

@@ -1,10 +1,13 @@
 package io.github.jakartainbox.inbox.kafka;
 
 import io.github.jakartainbox.inbox.claim.DeferredAckMessage;
+import io.github.jakartainbox.inbox.incoming.TransportSettlement;
+import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -18,8 +21,11 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  *
  * <p>A dynamic proxy of the runtime's {@link Message} interface, so that the methods SmallRye adds to it
  * ({@code ack(Metadata)}, {@code getAckWithMetadata()}, ...) reach the same acknowledgement.
+ *
+ * <p>A share group's record ({@link #ofShare}) is also its {@link TransportSettlement}, and so is its message: the
+ * inbox says how it settled the record (a dead letter is rejected) and reads its delivery count.
  */
-public final class KafkaRecordMessage implements InvocationHandler {
+public final class KafkaRecordMessage implements InvocationHandler, TransportSettlement {
 
     private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
@@ -28,11 +34,61 @@ public final class KafkaRecordMessage implements InvocationHandler {
     /** Completes on the first acknowledgement: with {@code null}, or with the reason of a negative one. */
     private final CompletableFuture<Throwable> settled = new CompletableFuture<>();
     private final Message<?> message;
+    /** A share group's delivery count limit; 0 for a classic consumer group's record (no settlement). */
+    private final int deliveryLimit;
+    /** A share record's lock when the channel does not renew it; {@code null} when it does. */
+    private final Duration unrenewedLock;
+    /** How the inbox settled the record, told before its acknowledgement; {@code null} until then. */
+    private volatile DeliveryOutcome outcome;
 
     public KafkaRecordMessage(ConsumerRecord<?, ?> record) {
+        this(record, 0, null);
+    }
+
+    private KafkaRecordMessage(ConsumerRecord<?, ?> record, int deliveryLimit, Duration unrenewedLock) {
         this.record = record;
+        this.deliveryLimit = deliveryLimit;
+        this.unrenewedLock = unrenewedLock;
+        // a share record's message is also its settlement, found by instanceof (TransportSettlement.of)
         this.message = (Message<?>) Proxy.newProxyInstance(KafkaRecordMessage.class.getClassLoader(),
-                new Class<?>[] {Message.class}, this);
+                deliveryLimit > 0 ? new Class<?>[] {Message.class, TransportSettlement.class}
+                        : new Class<?>[] {Message.class}, this);
+    }
+
+    /**
+     * @param record        a record a share consumer acquired
+     * @param deliveryLimit its group's delivery count limit, 1 or more
+     * @param unrenewedLock  its lock when the channel does not renew it, {@code null} when it does
+     * @return its message, which is also its {@link TransportSettlement}
+     */
+    static KafkaRecordMessage ofShare(ConsumerRecord<?, ?> record, int deliveryLimit, Duration unrenewedLock) {
+        return new KafkaRecordMessage(record, Math.max(deliveryLimit, 1), unrenewedLock);
+    }
+
+    @Override
+    public Duration unrenewedLock() {
+        return unrenewedLock;
+    }
+
+    @Override
+    public void settled(DeliveryOutcome how) {
+        outcome = how;
+    }
+
+    @Override
+    public int priorAttempts() {
+        int deliveries = record.deliveryCount().map(Short::intValue).orElse(1);
+        return Math.max(0, Math.min(deliveries, deliveryLimit) - 1);
+    }
+
+    @Override
+    public int deliveryLimit() {
+        return deliveryLimit;
+    }
+
+    /** @return how the inbox said it settled the record, {@code null} when it said nothing */
+    DeliveryOutcome outcome() {
+        return outcome;
     }
 
     ConsumerRecord<?, ?> record() {
@@ -63,6 +119,9 @@ public final class KafkaRecordMessage implements InvocationHandler {
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         String name = method.getName();
         Object[] arguments = args == null ? new Object[0] : args;
+        if (method.getDeclaringClass() == TransportSettlement.class) {
+            return method.invoke(this, args);
+        }
         if (method.getDeclaringClass() == Object.class) {
             return switch (name) {
                 case "equals" -> proxy == arguments[0];

@@ -1,10 +1,15 @@
 package io.github.jakartainbox.inbox.kafka;
 
 import io.github.jakartainbox.inbox.failure.Failures;
+import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,16 +27,22 @@ import org.apache.kafka.common.errors.WakeupException;
 /**
  * A share channel's poll thread ({@code group.type=share}, KIP-932): a {@link ShareConsumer} in explicit
  * acknowledgement mode acquires records; each goes through the per-message path (the inbox's claim and the method in
- * a JTA transaction of the inbox's own, with its failure policy and dead letters) and is {@code ACCEPT}ed once that
- * path acknowledged it: after its commit, after a duplicate was skipped, or after its dead letter was recorded.
+ * a JTA transaction of the inbox's own, with its failure policy and dead letters) and is acknowledged once that
+ * path settled it: {@code ACCEPT} after its commit or after a duplicate was skipped, {@code REJECT} after its dead
+ * letter was recorded (the inbox's dead letter keeps it; the broker archives it at once).
+ *
+ * <p>Before its consumer joins, the channel sets the group's config and reads the limits it works within: the
+ * delivery count limit (a record's earlier deliveries count as the inbox's attempts, so that the failure policy
+ * dead-letters it at the last delivery instead of the broker archiving it), the lock duration, and whether the group
+ * takes {@code RENEW}.
  *
  * <p>The delivery runs on a second thread, so that this one watches it: nothing new is acquired while it lasts (a
- * database outage holds the first delivery, so the consumer stops polling), and a delivery that outlasts the
- * acquisition lock is said once ({@code INBOX0624W}): its poll's records go back to the group with their delivery
- * counts raised, and come back to a consumer that meets their inbox rows. Locks are not renewed ({@code RENEW}): a
- * 4.1 broker has no renewal, a newer one refuses it unless the group sets
- * {@code share.renew.acknowledge.enable}, and the client hands renewed records back through the next poll
- * (KAFKA-20458); docs/kafka-connector.md, "Share groups".
+ * database outage holds the first delivery, so the consumer stops polling). With renewal on, the locks of the poll's
+ * records still held are renewed ({@code RENEW}) each time the delivery has run half the lock since the last
+ * renewal, so that neither a slow transaction nor an outage uses a delivery; the client hands renewed records back
+ * through the next poll, which this thread makes at once. With renewal off, a delivery that outlasts the lock is said
+ * once ({@code INBOX0624W}): its poll's records go back to the group with their delivery counts raised, and come back
+ * to a consumer that meets their inbox rows.
  *
  * <p>A delivery the inbox leaves unacknowledged (the inbox not ready, a method without {@code @Idempotent} that
  * fails) is retried here, never released: a release at the group's delivery count limit would have the broker archive
@@ -41,6 +52,8 @@ final class ShareLoop implements Runnable {
 
     /** The lock duration assumed when the consumer cannot say it (the broker's default). */
     static final long DEFAULT_LOCK_MILLIS = 30_000;
+    /** The delivery count limit assumed when the group's cannot be read (the broker's default). */
+    static final int DEFAULT_DELIVERY_LIMIT = 5;
     /** How often a delivery in progress is looked at: for the stop and the lock's expiry. */
     private static final long SLICE_MILLIS = 50;
 
@@ -52,8 +65,12 @@ final class ShareLoop implements Runnable {
     private volatile ShareConsumer<Object, Object> consumer;
     /** Whether this consumer's first acknowledgement failure was logged (INBOX0623W). */
     private volatile boolean ackFailureSaid;
-    /** {@link System#nanoTime()} of the current poll's acquisition. */
+    /** {@link System#nanoTime()} of the current poll's acquisition, or of its records' last renewal. */
     private long acquiredAt;
+    /** The group's delivery count limit, read before the consumer joins. */
+    private int deliveryLimit = DEFAULT_DELIVERY_LIMIT;
+    /** Whether the group takes {@code RENEW} and the channel renews. */
+    private boolean renew;
     /** Whether the current poll's locks were said to have expired (INBOX0624W). */
     private boolean expirySaid;
 
@@ -80,7 +97,7 @@ final class ShareLoop implements Runnable {
             return t;
         });
         try {
-            boolean configured = settings.shareGroupConfig().isEmpty();
+            boolean configured = false;
             while (channel.running()) {
                 if (!configured) {
                     configured = configureGroup();
@@ -120,23 +137,37 @@ final class ShareLoop implements Runnable {
     }
 
     /**
-     * Sets the share group's own configuration (its isolation level, where a new group starts) before the consumer
-     * joins: records read under the group's default {@code read_uncommitted} could be of aborted transactions.
+     * Sets the share group's own configuration (its isolation level, where a new group starts, lock renewal) before
+     * the consumer joins: records read under the group's default {@code read_uncommitted} could be of aborted
+     * transactions. Then reads the limits the channel works within: the delivery count limit and whether the group
+     * takes {@code RENEW}.
      *
-     * @return whether it is set; if not, it was said (INBOX0625W) and the channel waited before the next try
+     * @return whether it is set and read; if not, it was said (INBOX0625W) and the channel waited before the next try
      */
     private boolean configureGroup() {
+        Map<String, String> configs = new TreeMap<>(settings.shareGroupConfig());
+        if (settings.shareRenew()) {
+            configs.put(ShareGroupConfig.RENEW, "true");
+        }
         try {
-            clients.shareGroupConfig().apply(settings.kafka()).set(settings.groupId(), settings.shareGroupConfig());
+            ShareGroupConfig group = clients.shareGroupConfig().apply(settings.kafka());
+            if (!configs.isEmpty()) {
+                group.set(settings.groupId(), configs);
+            }
+            Map<String, String> limits = group.read(settings.groupId(),
+                    List.of(ShareGroupConfig.DELIVERY_COUNT_LIMIT, ShareGroupConfig.RENEW));
+            deliveryLimit = Optional.ofNullable(limits.get(ShareGroupConfig.DELIVERY_COUNT_LIMIT))
+                    .map(Integer::parseInt).filter(n -> n > 0).orElse(DEFAULT_DELIVERY_LIMIT);
+            renew = settings.shareRenew()
+                    && Boolean.parseBoolean(limits.getOrDefault(ShareGroupConfig.RENEW, "true"));
             return true;
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
             if (channel.running()) {
-                KafkaMessage.INBOX0625W.log(settings.channel(), settings.groupId(),
-                        settings.shareGroupConfig().toString(), Failures.describe(e),
-                        String.valueOf(InboxKafkaChannel.RETRY_MILLIS * 5));
+                KafkaMessage.INBOX0625W.log(settings.channel(), settings.groupId(), configs.toString(),
+                        Failures.describe(e), String.valueOf(InboxKafkaChannel.RETRY_MILLIS * 5));
                 channel.pause(InboxKafkaChannel.RETRY_MILLIS * 5);
             }
             return false;
@@ -151,36 +182,36 @@ final class ShareLoop implements Runnable {
         channel.figures().acquired(pending.size());
         acquiredAt = System.nanoTime();
         expirySaid = false;
-        long lockNanos = TimeUnit.MILLISECONDS.toNanos(lockMillis(c));
         while (!pending.isEmpty() && channel.running()) {
             ConsumerRecord<Object, Object> record = pending.get(0);
-            if (!deliver(c, record, pending, deliveries, lockNanos)) {
+            if (!deliver(c, record, pending, deliveries)) {
                 break;
             }
             pending.remove(0);
         }
         for (ConsumerRecord<Object, Object> undone : pending) {
-            c.acknowledge(undone, AcknowledgeType.RELEASE);
+            acknowledge(c, undone, AcknowledgeType.RELEASE);
         }
         channel.figures().released(pending.size());
     }
 
     /**
-     * Delivers one record until the inbox acknowledges it, then accepts it.
+     * Delivers one record until the inbox acknowledges it, then accepts it, or rejects it when the inbox
+     * dead-lettered it.
      *
-     * @return whether it was accepted; {@code false} when the channel stopped first
+     * @return whether it was acknowledged; {@code false} when the channel stopped first
      */
     private boolean deliver(ShareConsumer<Object, Object> c, ConsumerRecord<Object, Object> record,
-                            List<ConsumerRecord<Object, Object>> pending, ExecutorService deliveries,
-                            long lockNanos) throws InterruptedException {
+                            List<ConsumerRecord<Object, Object>> pending, ExecutorService deliveries)
+            throws InterruptedException {
         String at = record.topic() + "-" + record.partition() + "@" + record.offset();
         while (channel.running()) {
-            KafkaRecordMessage message = new KafkaRecordMessage(record);
+            KafkaRecordMessage message = KafkaRecordMessage.ofShare(record, deliveryLimit,
+                    renew ? null : Duration.ofMillis(lockMillis(c)));
             Future<Boolean> emitted = deliveries.submit(() -> channel.emit(message));
-            Throwable nack = await(c, message, emitted, pending, lockNanos, at);
+            Throwable nack = await(c, message, emitted, pending, at);
             if (nack == null) {
-                c.acknowledge(record, AcknowledgeType.ACCEPT);
-                channel.figures().accepted(record.deliveryCount().orElse((short) 1) > 1);
+                settle(c, record, message.outcome());
                 nacks.settled();
                 return true;
             }
@@ -188,18 +219,60 @@ final class ShareLoop implements Runnable {
                 return false;
             }
             nacks.failed(settings.channel(), at, nack);
-            channel.pause(InboxKafkaChannel.RETRY_MILLIS);
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(InboxKafkaChannel.RETRY_MILLIS);
+            while (channel.running() && System.nanoTime() < until) {
+                renewIfDue(c, pending); // the record stays held between tries, its lock kept
+                channel.pause(SLICE_MILLIS);
+            }
         }
         return false;
     }
 
     /**
-     * Waits for the inbox to settle a message; says once when the poll's locks have expired meanwhile.
+     * Acknowledges a record the inbox settled: {@code REJECT} after its dead letter (a fingerprint mismatch is one),
+     * else {@code ACCEPT}; a redelivery that met its row is a lock that had expired after it was processed.
+     */
+    private void settle(ShareConsumer<Object, Object> c, ConsumerRecord<Object, Object> record,
+                        DeliveryOutcome outcome) {
+        boolean redelivery = record.deliveryCount().orElse((short) 1) > 1;
+        if (outcome == DeliveryOutcome.DEAD_LETTERED || outcome == DeliveryOutcome.FINGERPRINT_MISMATCH) {
+            acknowledge(c, record, AcknowledgeType.REJECT);
+            channel.figures().reject();
+            return;
+        }
+        acknowledge(c, record, AcknowledgeType.ACCEPT);
+        channel.figures().accepted(redelivery);
+        if (redelivery && outcome == DeliveryOutcome.DUPLICATE) {
+            channel.figures().redeliveredDuplicate();
+        }
+    }
+
+    /**
+     * Acknowledges a record; a record the client no longer holds (its renewal refused) is counted as an
+     * acknowledgement failure: it comes back and meets its inbox row.
+     */
+    private void acknowledge(ShareConsumer<Object, Object> c, ConsumerRecord<Object, Object> record,
+                             AcknowledgeType type) {
+        try {
+            c.acknowledge(record, type);
+        } catch (IllegalStateException e) {
+            channel.figures().acknowledgementFailed(1);
+            if (!ackFailureSaid) {
+                ackFailureSaid = true;
+                KafkaMessage.INBOX0623W.log(settings.channel(), record.topic() + "-" + record.partition() + "@"
+                        + record.offset(), Failures.describe(e));
+            }
+        }
+    }
+
+    /**
+     * Waits for the inbox to settle a message; renews the poll's locks when due, or says once when they have
+     * expired meanwhile.
      *
      * @return {@code null} once acknowledged; the reason once nacked, or when the channel stopped first
      */
     private Throwable await(ShareConsumer<Object, Object> c, KafkaRecordMessage message, Future<Boolean> emitted,
-                            List<ConsumerRecord<Object, Object>> pending, long lockNanos, String at)
+                            List<ConsumerRecord<Object, Object>> pending, String at)
             throws InterruptedException {
         long start = System.nanoTime();
         long stoppingSince = 0;
@@ -218,8 +291,11 @@ final class ShareLoop implements Runnable {
                 if (System.nanoTime() - stoppingSince > settings.groupTimeout().toNanos()) {
                     return new IllegalStateException("the application stopped before the message was acknowledged");
                 }
+                continue;
             }
-            if (!expirySaid && System.nanoTime() - acquiredAt > lockNanos) {
+            renewIfDue(c, pending);
+            long lockNanos = TimeUnit.MILLISECONDS.toNanos(lockMillis(c));
+            if (!renew && !expirySaid && System.nanoTime() - acquiredAt > lockNanos) {
                 expirySaid = true;
                 channel.figures().locksExpired(pending.size());
                 KafkaMessage.INBOX0624W.log(settings.channel(), at,
@@ -227,6 +303,51 @@ final class ShareLoop implements Runnable {
                         String.valueOf(lockMillis(c)), String.valueOf(pending.size()));
             }
         }
+    }
+
+    /**
+     * Renews ({@code RENEW}) the locks of the poll's records still held, the one being delivered included, once half
+     * the lock has passed since they were acquired or last renewed; then polls at once, through which the client
+     * hands the renewed records back (they must be in flight again to be accepted). A record that poll brings
+     * besides them joins the end of the poll's records.
+     */
+    private void renewIfDue(ShareConsumer<Object, Object> c, List<ConsumerRecord<Object, Object>> pending) {
+        long lockNanos = TimeUnit.MILLISECONDS.toNanos(lockMillis(c));
+        if (!renew || pending.isEmpty() || System.nanoTime() - acquiredAt < lockNanos / 2) {
+            return;
+        }
+        long renewedAt = System.nanoTime();
+        for (ConsumerRecord<Object, Object> held : pending) {
+            acknowledge(c, held, AcknowledgeType.RENEW);
+        }
+        try {
+            c.commitSync(settings.groupTimeout());
+            Set<String> back = new HashSet<>();
+            Set<String> held = new HashSet<>();
+            pending.forEach(r -> held.add(key(r)));
+            long until = System.nanoTime() + settings.groupTimeout().toNanos();
+            while (back.size() < held.size() && channel.running() && System.nanoTime() < until) {
+                for (ConsumerRecord<Object, Object> r : c.poll(Duration.ofMillis(SLICE_MILLIS))) {
+                    if (held.contains(key(r))) {
+                        back.add(key(r));
+                    } else {
+                        pending.add(r);
+                        channel.figures().acquired(1);
+                    }
+                }
+            }
+        } catch (WakeupException e) {
+            return; // stopping
+        } catch (IllegalStateException e) {
+            // a poll that handed back only some of them refuses the next: those not back are acknowledged in vain
+            // (counted, INBOX0623W) and come back to meet their rows
+        }
+        acquiredAt = renewedAt;
+        channel.figures().renewed(pending.size());
+    }
+
+    private static String key(ConsumerRecord<?, ?> record) {
+        return record.topic() + "-" + record.partition() + "@" + record.offset();
     }
 
     private static boolean emittedNormally(Future<Boolean> emitted) throws InterruptedException {

@@ -111,6 +111,10 @@ public enum InboxMessage implements CataloguedMessage {
             + "sequence''s new head; {4} records were delivered before it."),
     INBOX0239E(Level.SEVERE, "Consumer {0}: the sequence of key {1} is being re-driven by {2} since {3}; try again "
             + "when that re-drive has ended."),
+    INBOX0241W(Level.WARNING, "Consumer {0}: retry.max-attempts {1} exceeds the share group''s delivery limit {2}; "
+            + "a failing event is dead-lettered at attempt {2}."),
+    INBOX0242W(Level.WARNING, "Consumer {0}: transaction timeout {1} ({3}) exceeds the unrenewed share lock {2}: a "
+            + "slow transaction''s record is handed out again."),
 
     INBOX0301W(Level.WARNING, "Consumer {0}: inbox retention {1} is not longer than the topic retention {2}: a replay "
             + "of older records would apply them again."),

@@ -2,6 +2,7 @@ package io.github.jakartainbox.inbox.failure;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -158,5 +159,25 @@ class FailurePolicyTest {
         first.failed(database("40P01"));
         clock.advance(Duration.ofMinutes(3));
         assertEquals(FailurePolicy.Action.RETRY, policy.newDelivery().failed(database("40P01")).action());
+    }
+
+    @Test
+    void aTransportsEarlierDeliveriesCountAsAttemptsAndItsLimitEndsThemFirst() {
+        FailurePolicy loose = new FailurePolicy("billing",
+                new RetryPolicy(10, Duration.ofMillis(200), Duration.ofSeconds(5)), Duration.ofMinutes(2), clock);
+        FailurePolicy.Tracker third = policy.newDelivery(2, 5);
+        FailurePolicy.Decision once = third.failed(new IllegalStateException("injected"));
+        assertEquals(FailurePolicy.Action.DEAD_LETTER, once.action(), "two deliveries before, three attempts allowed");
+        assertEquals(3, once.attempts());
+        FailurePolicy.Tracker last = loose.newDelivery(4, 5);
+        assertEquals(FailurePolicy.Action.DEAD_LETTER, last.failed(new IllegalStateException("injected")).action(),
+                "the transport's last delivery is the last attempt, whatever retry.max-attempts says");
+        FailurePolicy.Tracker outage = loose.newDelivery(4, 5);
+        assertEquals(FailurePolicy.Action.RETRY, outage.failed(database("08006")).action(),
+                "an outage uses no attempt, at the limit too");
+        assertEquals(FailurePolicy.Action.RETRY, loose.newDelivery(0, 5).failed(new IllegalStateException("x"))
+                .action());
+        assertThrows(IllegalArgumentException.class, () -> policy.newDelivery(-1, 5));
+        assertThrows(IllegalArgumentException.class, () -> policy.newDelivery(0, 0));
     }
 }

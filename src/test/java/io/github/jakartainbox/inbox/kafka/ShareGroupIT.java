@@ -2,6 +2,7 @@ package io.github.jakartainbox.inbox.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.billing.SampleEvents.Event;
@@ -20,6 +21,8 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.config.ConfigResource;
@@ -32,18 +35,27 @@ import org.jboss.shrinkwrap.api.asset.EmptyAsset;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.spec.JavaArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Issue 42: an {@code inbox-kafka} channel in share-group mode ({@code group.type=share}) on real Liberty, Kafka
  * and PostgreSQL: two share consumers (the channel's two copies) of one group on a topic of one partition. The
  * channel sets its group's config before joining: {@code share.auto.offset.reset=earliest} (the channel's
- * attribute) and {@code share.isolation.level=read_committed} (its default).
+ * attribute) and {@code share.isolation.level=read_committed} (its default), and {@code
+ * share.renew.acknowledge.enable=true} ({@code share.renew}, the default). The test sets the group's lock to the
+ * broker's shortest ({@value #LOCK_MILLIS} ms) before the channel starts, so that a slow delivery outlasts it.
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShareGroupIT {
+
+    /** The group's lock: the broker's default {@code group.share.min.record.lock.duration.ms}. */
+    private static final int LOCK_MILLIS = 15_000;
 
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
@@ -67,6 +79,9 @@ class ShareGroupIT {
                 + p + "value.deserializer=" + StringDeserializer.class.getName() + "\n";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestEnv.BOOTSTRAP))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, GROUP), List.of(
+                    new AlterConfigOp(new ConfigEntry("share.record.lock.duration.ms", String.valueOf(LOCK_MILLIS)),
+                            AlterConfigOp.OpType.SET)))).all().get();
         }
         try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/"
                 + System.getenv().getOrDefault("DB_NAME", "billing"), "postgres", "");
@@ -81,6 +96,7 @@ class ShareGroupIT {
     }
 
     @Test
+    @Order(1)
     void eachEventSentTwiceTakesEffectOnceAndThePoisonIsDeadLetteredOnce() throws Exception {
         String prefix = RUN + "-share";
         List<Event> events = new ArrayList<>();
@@ -96,8 +112,9 @@ class ShareGroupIT {
         }
 
         assertEquals(41, Waiting.lastValue(Waiting.await().atMost(WAIT).pollInterval(Duration.ofMillis(500)),
-                () -> gauge("inbox_kafka_share_accepted"), n -> n >= 41),
-                "every record accepted: 20 processed, 20 duplicates, 1 dead letter");
+                () -> gauge("inbox_kafka_share_accepted") + gauge("inbox_kafka_share_rejected"), n -> n >= 41),
+                "every record settled: 20 processed and 20 duplicates accepted, 1 dead letter rejected");
+        assertEquals(1, gauge("inbox_kafka_share_rejected"), "the dead-lettered poison rejected, not accepted");
         assertAll(
                 () -> assertEquals(20, db.number("SELECT count(*) FROM share_probe WHERE order_id LIKE ? "
                         + "AND order_id NOT LIKE '%-poison'", prefix + "-%"),
@@ -112,6 +129,40 @@ class ShareGroupIT {
                 () -> assertEquals(0, gauge("inbox_kafka_share_released")),
                 () -> assertEquals("read_committed", groupConfig("share.isolation.level")),
                 () -> assertEquals(0, gauge("inbox_kafka_share_ack_errors")));
+    }
+
+    @Test
+    @Order(2)
+    void aDeliveryLongerThanTheLockKeepsItsRecordsByRenewingThem() throws Exception {
+        String prefix = RUN + "-renew";
+        Event slow = SampleEvents.event(UUID.randomUUID().toString(), prefix + "-slow", "2.00", "EUR");
+        List<Event> records = new ArrayList<>(List.of(slow));
+        for (int i = 0; i < 3; i++) {
+            records.add(SampleEvents.event(UUID.randomUUID().toString(), prefix + "-" + i, "2.00", "EUR"));
+        }
+        long accepted = gauge("inbox_kafka_share_accepted");
+        long redelivered = gauge("inbox_kafka_share_redelivered");
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            SampleEvents.send(producer, TOPIC, records);
+        }
+
+        assertEquals(accepted + 4, Waiting.lastValue(Waiting.await().atMost(WAIT).pollInterval(Duration.ofMillis(500)),
+                () -> gauge("inbox_kafka_share_accepted"), n -> n >= accepted + 4),
+                "the slow record and the three after it accepted");
+        assertAll(
+                () -> assertEquals(1, db.number("SELECT count(*) FROM share_probe WHERE order_id = ?",
+                        slow.orderId()), "the slow event took effect once"),
+                () -> assertEquals(4, db.number("SELECT count(*) FROM share_probe WHERE order_id LIKE ?",
+                        prefix + "-%")),
+                () -> assertTrue(gauge("inbox_kafka_share_renewed") >= 1,
+                        "the slow delivery (" + ShareProbeConsumers.SLOW_MILLIS + " ms) outlasted the lock ("
+                                + LOCK_MILLIS + " ms), so its locks were renewed"),
+                () -> assertEquals(redelivered, gauge("inbox_kafka_share_redelivered"),
+                        "no record came back with its delivery count raised: no lock expired"),
+                () -> assertEquals(0, gauge("inbox_kafka_share_locks_expired")),
+                () -> assertEquals(0, gauge("inbox_kafka_share_ack_errors"), "every renewal and accept taken"),
+                () -> assertEquals("true", groupConfig("share.renew.acknowledge.enable")),
+                () -> assertEquals(String.valueOf(LOCK_MILLIS), groupConfig("share.record.lock.duration.ms")));
     }
 
     /** @return the share group's config value as the broker describes it */

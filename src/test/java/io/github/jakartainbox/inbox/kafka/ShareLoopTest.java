@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.jakartainbox.inbox.incoming.TransportSettlement;
+import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
 import io.github.jakartainbox.testing.FakeTransactions;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import java.time.Duration;
@@ -56,6 +58,8 @@ class ShareLoopTest {
     private final AtomicInteger consumersOpened = new AtomicInteger();
     private final List<String> groupConfigs = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger groupConfigRefusals = new AtomicInteger();
+    /** What the group's config says of its limits, as the cluster describes it. */
+    private volatile Map<String, String> groupLimits = Map.of();
     private InboxKafkaChannel channel;
 
     @AfterEach
@@ -183,6 +187,101 @@ class ShareLoopTest {
         assertEquals(List.of(set, set), groupConfigs, "refused once, set at the second try, before any consumer");
     }
 
+    @Test
+    void aRecordTheInboxDeadLetteredIsRejectedNotAccepted() {
+        consumer.acquire(record(0, 1), record(1, 2), record(2, 1));
+        method.settleAs(1, DeliveryOutcome.DEAD_LETTERED);
+        method.settleAs(2, DeliveryOutcome.FINGERPRINT_MISMATCH);
+        start(() -> consumer);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 3);
+        assertAll(() -> assertEquals(List.of("0:ACCEPT", "1:REJECT", "2:REJECT"), consumer.acks(),
+                        "the inbox's dead letter keeps the record: the broker archives it at once"),
+                () -> assertEquals(2, channel.figures().rejected()),
+                () -> assertEquals(1, channel.figures().accepted()));
+    }
+
+    @Test
+    void aRecordsEarlierDeliveriesAreItsPriorAttemptsWithinTheGroupsLimit() {
+        groupLimits = Map.of("share.delivery.count.limit", "3");
+        consumer.acquire(record(0, 1), record(1, 3));
+        start(() -> consumer);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 2);
+        assertEquals(List.of("0: 0/3 PT30S", "1: 2/3 PT30S"), method.settlementsSeen(),
+                "attempts start from deliveryCount() - 1; the limit is the group's; the lock is not renewed");
+    }
+
+    @Test
+    void onlyARedeliveryThatMeetsItsRowCountsAsAnExpiredLock() {
+        consumer.acquire(record(0, 2), record(1, 3), record(2, 1));
+        method.settleAs(1, DeliveryOutcome.DUPLICATE);
+        method.settleAs(2, DeliveryOutcome.DUPLICATE);
+        start(() -> consumer);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 3);
+        assertAll(() -> assertEquals(1, channel.figures().redeliveredDuplicates(),
+                        "record 0 was redelivered but processed now (its first delivery did not commit), record 2 "
+                                + "was a duplicate on its first delivery (sent twice)"),
+                () -> assertEquals(2, channel.figures().redelivered()));
+    }
+
+    @Test
+    void aLongDeliveryRenewsThePollsLocksAtHalfTheLockAndNothingExpires() {
+        consumer.lockMillis = 200;
+        consumer.acquire(record(0, 1), record(1, 1));
+        method.hold(0);
+        start(() -> consumer, true);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.figures().renewed() >= 4);
+        int pollsWhileHeld = consumer.polls.get();
+        method.release();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().stream()
+                .filter(a -> !a.endsWith(":RENEW")).count() == 2);
+        List<String> acks = consumer.acks();
+        assertAll(() -> assertEquals(List.of("0:RENEW", "1:RENEW"), acks.subList(0, 2),
+                        "both held records renewed, the one being delivered too"),
+                () -> assertEquals(List.of("0:ACCEPT", "1:ACCEPT"), acks.stream()
+                        .filter(a -> !a.endsWith(":RENEW")).toList(), "accepted after their renewals"),
+                () -> assertEquals(1, pollsWhileHeld, "the renewals' polls hand back the held records only"),
+                () -> assertEquals(0, channel.figures().locksExpired()),
+                () -> assertEquals(List.of("0: 0/5 null", "1: 0/5 null"), method.settlementsSeen(),
+                        "a renewed lock is no limit on the transaction"),
+                () -> assertEquals(List.of("billing {share.isolation.level=read_committed, "
+                        + "share.renew.acknowledge.enable=true} with 0 consumers open"), groupConfigs,
+                        "renewal enabled on the group before its consumer joins"));
+    }
+
+    @Test
+    void aGroupThatRefusesRenewalLetsTheLocksExpireAsBefore() {
+        groupLimits = Map.of("share.renew.acknowledge.enable", "false");
+        consumer.lockMillis = 100;
+        consumer.acquire(record(0, 1), record(1, 1));
+        method.hold(0);
+        start(() -> consumer, true);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.figures().locksExpired() == 2);
+        method.release();
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 2);
+        assertAll(() -> assertEquals(List.of("0:ACCEPT", "1:ACCEPT"), consumer.acks()),
+                () -> assertEquals(0, channel.figures().renewed()));
+    }
+
+    @Test
+    void aRecordHeldBetweenTriesKeepsItsLock() {
+        consumer.lockMillis = 200;
+        consumer.acquire(record(0, 1));
+        method.nackOnce(0);
+        start(() -> consumer, true);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().contains("0:ACCEPT"));
+        assertAll(() -> assertTrue(consumer.acks().indexOf("0:RENEW") >= 0
+                        && consumer.acks().indexOf("0:RENEW") < consumer.acks().indexOf("0:ACCEPT"),
+                        "renewed during the second's wait before the next try: " + consumer.acks()),
+                () -> assertEquals(0, channel.figures().locksExpired()));
+    }
+
     // ------------------------------------------------------------------------------------------------ the harness
 
     private static ConsumerRecord<Object, Object> record(long offset, int deliveryCount) {
@@ -191,9 +290,14 @@ class ShareLoopTest {
     }
 
     private void start(java.util.function.Supplier<AckingShareConsumer> consumers) {
+        start(consumers, false);
+    }
+
+    /** @param renew the channel's {@code share.renew} */
+    private void start(java.util.function.Supplier<AckingShareConsumer> consumers, boolean renew) {
         InboxKafkaChannel.Settings settings = new InboxKafkaChannel.Settings("orders-billing", new Properties(),
                 List.of(TOPIC), "billing", 1, Duration.ofSeconds(2), Duration.ofMillis(10), Duration.ofMinutes(5),
-                false, false, true, Map.of("share.isolation.level", "read_committed"));
+                false, false, true, Map.of("share.isolation.level", "read_committed"), renew);
         InboxKafkaChannel.Clients clients = new InboxKafkaChannel.Clients(properties -> {
             throw new AssertionError("a share channel makes no classic consumer");
         }, properties -> {
@@ -201,10 +305,18 @@ class ShareLoopTest {
         }, properties -> {
             consumersOpened.incrementAndGet();
             return consumers.get();
-        }, properties -> (groupId, configs) -> {
-            groupConfigs.add(groupId + " " + configs + " with " + consumersOpened.get() + " consumers open");
-            if (groupConfigRefusals.getAndDecrement() > 0) {
-                throw new KafkaException("the cluster is away");
+        }, properties -> new ShareGroupConfig() {
+            @Override
+            public void set(String groupId, Map<String, String> configs) {
+                groupConfigs.add(groupId + " " + configs + " with " + consumersOpened.get() + " consumers open");
+                if (groupConfigRefusals.getAndDecrement() > 0) {
+                    throw new KafkaException("the cluster is away");
+                }
+            }
+
+            @Override
+            public Map<String, String> read(String groupId, java.util.Collection<String> names) {
+                return groupLimits;
             }
         });
         channel = new InboxKafkaChannel(settings, new Threads(), new FakeTransactions(), null, new KafkaOffsets(null),
@@ -223,6 +335,9 @@ class ShareLoopTest {
                 new ConcurrentLinkedDeque<>();
         private final List<String> acks = Collections.synchronizedList(new ArrayList<>());
         private final Set<Long> finallyAcknowledged = Collections.synchronizedSet(new HashSet<>());
+        /** Records acknowledged RENEW and sent (commitSync): the next poll hands them back, in flight again. */
+        private final List<ConsumerRecord<Object, Object>> renewing = new ArrayList<>();
+        private final List<ConsumerRecord<Object, Object>> renewed = new ArrayList<>();
         private List<ConsumerRecord<Object, Object>> last = List.of();
         final AtomicInteger polls = new AtomicInteger();
         final AtomicInteger commitsAsync = new AtomicInteger();
@@ -256,10 +371,15 @@ class ShareLoopTest {
                 throw failure;
             }
             for (ConsumerRecord<Object, Object> r : last) {
-                if (!finallyAcknowledged.contains(r.offset())) {
+                if (!finallyAcknowledged.contains(r.offset()) && !renewed.contains(r)) {
                     throw new IllegalStateException("All records must be acknowledged in explicit acknowledgement "
                             + "mode.");
                 }
+            }
+            if (!renewed.isEmpty()) {
+                last = List.copyOf(renewed);
+                renewed.clear();
+                return new ConsumerRecords<>(Map.of(P0, last), Map.of());
             }
             List<ConsumerRecord<Object, Object>> next = toAcquire.poll();
             if (next == null) {
@@ -278,9 +398,15 @@ class ShareLoopTest {
 
         @Override
         public synchronized void acknowledge(ConsumerRecord<Object, Object> record, AcknowledgeType type) {
+            if (finallyAcknowledged.contains(record.offset()) || renewing.contains(record)
+                    || renewed.contains(record)) {
+                throw new IllegalStateException("The record cannot be acknowledged.");
+            }
             acks.add(record.offset() + ":" + type.name());
             if (type != AcknowledgeType.RENEW) {
                 finallyAcknowledged.add(record.offset());
+            } else {
+                renewing.add(record);
             }
         }
 
@@ -292,6 +418,8 @@ class ShareLoopTest {
         @Override
         public synchronized Map<TopicIdPartition, Optional<KafkaException>> commitSync(Duration timeout) {
             commitsSync.incrementAndGet();
+            renewed.addAll(renewing);
+            renewing.clear();
             return Map.of();
         }
 
@@ -321,6 +449,8 @@ class ShareLoopTest {
         private final List<Long> delivered = Collections.synchronizedList(new ArrayList<>());
         private final List<List<String>> acksSeen = Collections.synchronizedList(new ArrayList<>());
         private final Set<Long> nackOnce = Collections.synchronizedSet(new HashSet<>());
+        private final Map<Long, DeliveryOutcome> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
+        private final List<String> settlementsSeen = Collections.synchronizedList(new ArrayList<>());
         private volatile long hold = -1;
         private final CountDownLatch released = new CountDownLatch(1);
 
@@ -330,6 +460,18 @@ class ShareLoopTest {
 
         void hold(long offset) {
             hold = offset;
+        }
+
+        /** Has the inbox say how it settled the record at this offset, as the per-message path does. */
+        void settleAs(long offset, DeliveryOutcome outcome) {
+            outcomes.put(offset, outcome);
+        }
+
+        /** @return per delivery, {@code <offset>: <prior attempts>/<delivery limit> <unrenewed lock>} */
+        List<String> settlementsSeen() {
+            synchronized (settlementsSeen) {
+                return List.copyOf(settlementsSeen);
+            }
         }
 
         void release() {
@@ -366,9 +508,13 @@ class ShareLoopTest {
                     Thread.currentThread().interrupt();
                 }
             }
+            TransportSettlement settlement = TransportSettlement.of(message);
+            settlementsSeen.add(offset + ": " + settlement.priorAttempts() + "/" + settlement.deliveryLimit() + " "
+                    + settlement.unrenewedLock());
             if (nackOnce.remove(offset)) {
                 message.nack(new IllegalStateException("the inbox is not ready for offset " + offset));
             } else {
+                settlement.settled(outcomes.getOrDefault(offset, DeliveryOutcome.PROCESSED));
                 message.ack();
             }
         }

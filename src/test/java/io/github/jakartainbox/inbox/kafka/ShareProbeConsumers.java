@@ -14,10 +14,14 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
  * The share-group probe of {@link ShareGroupIT}: an {@code inbox-kafka} channel with {@code group.type=share} and
  * two copies ({@code concurrency}), so two share consumers of one group on one partition (configured by that test's
  * deployment only). Each delivery records its order and thread in table {@code share_probe}, in its transaction; an
- * order whose id ends with "-poison" fails on every attempt.
+ * order whose id ends with "-poison" fails on every attempt; one whose id ends with "-slow" holds its transaction for
+ * {@link #SLOW_MILLIS} after its insert (longer than the lock {@link ShareGroupIT} sets on the group).
  */
 @ApplicationScoped
 public class ShareProbeConsumers {
+
+    /** How long a "-slow" order's transaction runs after its insert. */
+    static final long SLOW_MILLIS = 22_000;
 
     @Resource(lookup = "jdbc/billing")
     DataSource dataSource;
@@ -32,6 +36,14 @@ public class ShareProbeConsumers {
             insert.setString(1, orderId);
             insert.setString(2, Thread.currentThread().getName());
             insert.executeUpdate();
+        }
+        if (orderId.endsWith("-slow")) {
+            try {
+                Thread.sleep(SLOW_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while slow", e);
+            }
         }
         if (orderId.endsWith("-poison")) {
             throw new IllegalStateException("poison order " + orderId);
