@@ -240,14 +240,11 @@ public final class EndToEndBenchmark {
     }
 
     /**
-     * {@code --memory}: whether the server's heap grows with the events it has seen. Grouped ≤ 100 with
-     * {@code @Idempotent}, warmed up with one backlog, then {@code rounds} backlogs of {@code events}; after each, a
-     * full collection of the server's heap and its live size. GC's share of the server's CPU is taken over the
-     * backlogs only, without the forced collections.
+     * Starts the server with its channels, of which only grouped ≤ 100 with {@code @Idempotent} is sent to.
      *
-     * @return the live heap after each backlog and the GC share
+     * @return that variant
      */
-    private String memory(int events, int rounds) throws Exception {
+    private Variant startGroupedOnly() throws Exception {
         Variant g100 = new Variant("grouped ≤ 100 (inbox-kafka), @Idempotent", run + ".g100", run + "-g100");
         Variant g10 = new Variant("unused", run + ".g10", run + "-g10");
         Variant g100plain = new Variant("unused", run + ".g100p", run + "-g100p");
@@ -256,6 +253,19 @@ public final class EndToEndBenchmark {
         Variant plain = new Variant("unused", run + ".plain", run + "-plain");
         start(List.of(g100, g100plain, g10, g100pm, perMessage, plain), perMessage, plain, g10, g100, g100plain,
                 g100pm);
+        return g100;
+    }
+
+    /**
+     * {@code --memory}: whether the server's heap grows with the events it has seen. Grouped ≤ 100 with
+     * {@code @Idempotent}, warmed up with one backlog, then {@code rounds} backlogs of {@code events}; after each, a
+     * full collection of the server's heap and its live size. GC's share of the server's CPU is taken over the
+     * backlogs only, without the forced collections.
+     *
+     * @return the live heap after each backlog and the GC share
+     */
+    private String memory(int events, int rounds) throws Exception {
+        Variant g100 = startGroupedOnly();
         drain(g100, SampleEvents.events(run + "-warm", events));
         List<String> live = new ArrayList<>();
         List<Double> rates = new ArrayList<>();
@@ -291,14 +301,7 @@ public final class EndToEndBenchmark {
      * @return the tables
      */
     private String profile(int events, int rounds) throws Exception {
-        Variant g100 = new Variant("grouped ≤ 100 (inbox-kafka), @Idempotent", run + ".g100", run + "-g100");
-        Variant g10 = new Variant("unused", run + ".g10", run + "-g10");
-        Variant g100plain = new Variant("unused", run + ".g100p", run + "-g100p");
-        Variant g100pm = new Variant("unused", run + ".g100pm", run + "-g100pm");
-        Variant perMessage = new Variant("unused", run + ".inbox", run + "-inbox");
-        Variant plain = new Variant("unused", run + ".plain", run + "-plain");
-        start(List.of(g100, g100plain, g10, g100pm, perMessage, plain), perMessage, plain, g10, g100, g100plain,
-                g100pm);
+        Variant g100 = startGroupedOnly();
         for (int w = 1; w <= 2; w++) {
             drain(g100, SampleEvents.events(run + "-warm" + w, events));
         }
