@@ -111,6 +111,14 @@ public enum InboxMessage implements CataloguedMessage {
             + "sequence''s new head; {4} records were delivered before it."),
     INBOX0239E(Level.SEVERE, "Consumer {0}: the sequence of key {1} is being re-driven by {2} since {3}; try again "
             + "when that re-drive has ended."),
+    INBOX0241I(Level.INFO, "Consumer {0}: the sequence of key {1} was discarded by {2}: {3} records discarded "
+            + "unprocessed, kept as discarded dead letters; the sequence is closed."),
+    INBOX0242W(Level.WARNING, "Consumer {0}: the record at {1}, parked behind dead letter {2} (key {3}), was "
+            + "discarded unprocessed with its sequence by {4}."),
+    INBOX0243E(Level.SEVERE, "Dead letter {0} heads no open sequence: it is no dead letter of a keyed record with "
+            + "order by key, or its sequence is closed."),
+    INBOX0244W(Level.WARNING, "Consumer {0}: the bulk {1} stopped at the sequence of key {2}: {3}; the sequences "
+            + "after it were not tried."),
 
     INBOX0301W(Level.WARNING, "Consumer {0}: inbox retention {1} is not longer than the topic retention {2}: a replay "
             + "of older records would apply them again."),
