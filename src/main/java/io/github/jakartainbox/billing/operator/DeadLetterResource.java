@@ -302,9 +302,9 @@ public class DeadLetterResource {
                     }
                 });
         Map<String, Map<String, Object>> refused = refusals(result.refused());
-        BillingMessage.BILLING0271I.log(action, result.selected(), user(), selection[0], result.closed(),
-                result.stopped(), result.alreadyTaken(), result.refusedCount(), refused.keySet(), result.notTried(),
-                result.delivered(), result.discarded());
+        BillingMessage.BILLING0271I.log(action, result.selected(), user() + " (" + selection[0] + ")",
+                result.closed(), result.stopped(), result.alreadyTaken(), result.refusedCount(), refused.keySet(),
+                result.notTried());
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("action", action);
         answer.put("selected", result.selected());
