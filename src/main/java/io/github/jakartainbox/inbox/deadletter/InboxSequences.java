@@ -30,7 +30,8 @@ import java.util.function.Function;
  * delivered to the consumer's method in their order, on the calling thread, each through the inbox's claim (a
  * duplicate is skipped). A record that is dead-lettered again stops the re-drive and heads the sequence; the rest
  * stay parked. Records of K parked while the re-drive runs are delivered before it ends; once none is left, the
- * sequence closes and K's records are processed as they come.
+ * sequence closes and K's records are processed as they come. An operator who decides none of them needs processing
+ * discards the whole sequence instead ({@link #discard}); {@link #bulk} does either for many sequences.
  *
  * <p>One re-drive of a sequence runs at a time, on any server: it takes the sequence's lease
  * ({@code inbox.dead-letter.redrive-lease}, renewed per record); another re-drive of the same sequence meanwhile is
