@@ -144,7 +144,11 @@ public enum BillingMessage implements CataloguedMessage {
             + "of that key."),
     BILLING0269E(Level.SEVERE, "Consumer {0} does not run in this service: re-drive its sequences from the service "
             + "that runs it."),
-    BILLING0270I(Level.INFO, "Sequence of key {1} of consumer {0}: {2} by {3}, {4} records delivered, ended {5}.");
+    BILLING0270I(Level.INFO, "Sequence of key {1} of consumer {0}: {2} by {3}, {4} records delivered, ended {5}."),
+    BILLING0271I(Level.INFO, "Bulk {0} of {1} sequence(s) by {2}: {3} closed, {4} stopped, {5} taken, {6} "
+            + "refused {7}, {8} not tried."),
+    BILLING0272I(Level.INFO, "Sequence of key {1} of consumer {0}: discarded by {2}, {3} records discarded "
+            + "unprocessed (the head included); the sequence is closed.");
 
     private final Text text;
 

@@ -72,7 +72,9 @@ import java.util.concurrent.ExecutionException;
  *   <li>{@code GET /{id}/history}: its deliveries, re-drives and discard (role {@code billing-operator});</li>
  *   <li>{@code DELETE /{id}}: discard it, keeping the row for the record (role {@code billing-operator});</li>
  *   <li>{@code GET /groups}: open dead letters by consumer and failure (role {@code billing-reader});</li>
- *   <li>{@code POST /bulk}: re-drive or discard a group or a list of ids (role {@code billing-operator}).</li>
+ *   <li>{@code POST /bulk}: re-drive or discard a group or a list of ids (role {@code billing-operator});</li>
+ *   <li>{@code GET /sequences}, {@code POST /sequences/redrive}, {@code /sequences/discard-head},
+ *       {@code /sequences/discard} and {@code /sequences/bulk}: the sequences of dead-letter order by key.</li>
  * </ul>
  */
 @Path("/dead-letters")
@@ -87,6 +89,8 @@ public class DeadLetterResource {
     static final String EVERY_CONSUMER = "all";
     /** This resource's path, for answers. */
     private static final String PATH = "/billing/api/dead-letters/bulk";
+    /** The sequences' bulk path, for answers. */
+    private static final String SEQUENCES_PATH = "/billing/api/dead-letters/sequences/bulk";
     /** Every consumer of the service: a dead-letter list may be asked for any of them. */
     private static final List<String> ALL_CONSUMERS = ServiceConsumers.inboxNames(ServiceConsumers.ALL);
 
@@ -236,6 +240,96 @@ public class DeadLetterResource {
         return answered("head discarded", sequences.discardHead(name, k, user()));
     }
 
+    /**
+     * Discards a key's whole sequence, unprocessed (the library's {@link InboxSequences#discard}): the head's dead
+     * letter is discarded and every record parked behind it is kept as a discarded dead letter (its payload and
+     * history readable under {@code /dead-letters/{id}}); then the sequence closes. An explicit action, apart from
+     * {@link #discardSequenceHead}, which processes what waited.
+     *
+     * @param consumer the consumer's name (400, {@code BILLING0238E}, when it is none)
+     * @param key      the Kafka record key, 1 to 1000 characters without control characters (400 otherwise)
+     * @return 200 with the outcome ({@code status} {@code CLOSED}, {@code discarded}: how many records, the head
+     *         included); 404 when no sequence of the key is open ({@code BILLING0268E}); 409 when a re-drive of it,
+     *         or of its head's dead letter, is under way ({@code BILLING0267E})
+     * @throws Exception when the database fails (500); what was discarded stays discarded, the rest stays parked
+     */
+    @POST
+    @Path("/sequences/discard")
+    public InboxSequences.Outcome discardSequence(@QueryParam("consumer") String consumer,
+                                                  @QueryParam("key") String key) throws Exception {
+        String name = consumerName(consumer);
+        String k = sequenceKey(key);
+        return answered("discarded", sequences.discard(name, k, user()));
+    }
+
+    /**
+     * Acts on many sequences: re-drives or discards (whole) each one as the single calls do, selected by their heads'
+     * dead-letter ids ({@code headDeadLetter} in {@link #sequences}) or by a dead-letter group (consumer and failure,
+     * as {@link #groups} lists them: the open sequences headed by the group's open dead letters).
+     *
+     * @param body          {@code {"action": "redrive"|"discard", "ids": [..]}} or
+     *                      {@code {"action": .., "consumer": .., "failure": ..}}, checked as {@link #bulk} checks its
+     *                      body (400 {@code BILLING0241E}, {@code BILLING0242E}, {@code BILLING0238E}; 413)
+     * @param contentLength the {@code Content-Length} header
+     * @return counts: {@code selected}, {@code closed}, {@code stopped} (a re-drive stopped at a new head),
+     *         {@code alreadyTaken}, {@code refused} (by message id: count and one example; {@code INBOX0247E} an id
+     *         that heads no open sequence, {@code BILLING0269E} a consumer of another service, {@code INBOX0248W} the
+     *         failure that stopped the call), {@code notTried}, {@code moreInGroup}, {@code delivered} and
+     *         {@code discarded} (records, all sequences together)
+     * @throws SQLException when the selection cannot be read (500)
+     */
+    @POST
+    @Path("/sequences/bulk")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Map<String, Object> bulkSequences(InputStream body,
+                                             @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength)
+            throws SQLException {
+        JsonObject request = bulkRequest(body, SEQUENCES_PATH);
+        String action = request.get("action") instanceof JsonString a ? a.getString() : null;
+        if (!"redrive".equals(action) && !"discard".equals(action)) {
+            throw badBulk(SEQUENCES_PATH, "has no \"action\" \"redrive\" or \"discard\"");
+        }
+        String[] selection = new String[1];
+        DeadLetterBulk.Selection select = selection(request, SEQUENCES_PATH, selection);
+        boolean redrive = action.equals("redrive");
+        InboxSequences.BulkResult result = sequences.bulk(redrive ? DeadLetterBulk.Action.REDRIVE
+                : DeadLetterBulk.Action.DISCARD, select, user(), outcome -> {
+                    try {
+                        answered(redrive ? "re-driven" : "discarded", outcome);
+                        return null;
+                    } catch (WebApplicationException e) {
+                        return error(e);
+                    }
+                });
+        Map<String, Map<String, Object>> refused = refusals(result.refused());
+        BillingMessage.BILLING0271I.log(action, result.selected(), user() + " (" + selection[0] + ")",
+                result.closed(), result.stopped(), result.alreadyTaken(), result.refusedCount(), refused.keySet(),
+                result.notTried());
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("action", action);
+        answer.put("selected", result.selected());
+        answer.put("closed", result.closed());
+        answer.put("stopped", result.stopped());
+        answer.put("alreadyTaken", result.alreadyTaken());
+        answer.put("refused", refused);
+        answer.put("notTried", result.notTried());
+        answer.put("moreInGroup", result.moreInGroup());
+        answer.put("delivered", result.delivered());
+        answer.put("discarded", result.discarded());
+        return answer;
+    }
+
+    private static Map<String, Map<String, Object>> refusals(Map<String, DeadLetterBulk.Refusal> refusals) {
+        Map<String, Map<String, Object>> refused = new TreeMap<>();
+        refusals.forEach((key, refusal) -> {
+            Map<String, Object> reason = new LinkedHashMap<>();
+            reason.put("count", refusal.count());
+            reason.put("example", refusal.example());
+            refused.put(key, reason);
+        });
+        return refused;
+    }
+
     private InboxSequences.Outcome answered(String action, InboxSequences.Outcome outcome) {
         switch (outcome.status()) {
             case NOT_FOUND -> throw new ClientErrorException(Response.status(Response.Status.NOT_FOUND)
@@ -244,8 +338,14 @@ public class DeadLetterResource {
             case TAKEN -> throw conflict(BillingMessage.BILLING0267E.format(outcome.consumer(), outcome.key(),
                     outcome.sequence() == null ? "another server" : outcome.sequence().redrivenBy()));
             case UNKNOWN_CONSUMER -> throw conflict(BillingMessage.BILLING0269E.format(outcome.consumer()));
-            default -> BillingMessage.BILLING0270I.log(outcome.consumer(), outcome.key(), action, user(),
-                    outcome.delivered(), outcome.status());
+            default -> {
+                if (action.equals("discarded")) {
+                    BillingMessage.BILLING0272I.log(outcome.consumer(), outcome.key(), user(), outcome.discarded());
+                } else {
+                    BillingMessage.BILLING0270I.log(outcome.consumer(), outcome.key(), action, user(),
+                            outcome.delivered(), outcome.status());
+                }
+            }
         }
         return outcome;
     }
@@ -349,42 +449,19 @@ public class DeadLetterResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Map<String, Object> bulk(InputStream body, @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength)
             throws SQLException {
-        JsonObject request = bulkRequest(body, contentLength);
+        JsonObject request = bulkRequest(body, PATH);
         String action = request.get("action") instanceof JsonString a ? a.getString() : null;
         if (!"redrive".equals(action) && !"discard".equals(action)) {
-            throw badBulk("has no \"action\" \"redrive\" or \"discard\"");
+            throw badBulk(PATH, "has no \"action\" \"redrive\" or \"discard\"");
         }
-        boolean byIds = request.containsKey("ids");
-        boolean byGroup = request.containsKey("consumer") || request.containsKey("failure");
-        if (byIds == byGroup) {
-            throw badBulk(byIds ? "names both ids and a group" : "names neither ids nor a group");
-        }
-        DeadLetterBulk.Selection select;
-        String selection;
-        if (byIds) {
-            select = DeadLetterBulk.Selection.ofIds(ids(request.get("ids")));
-            selection = select.ids().size() + " id(s)";
-        } else {
-            String consumer = QueryParams.oneOf("consumer", text(request, "consumer"), ALL_CONSUMERS);
-            String failure = text(request, "failure");
-            if (failure == null || failure.isEmpty()) {
-                throw badBulk("has no \"failure\" string");
-            }
-            QueryParams.text("failure", failure, MAX_FAILURE_CHARS);
-            select = DeadLetterBulk.Selection.ofGroup(consumer, failure);
-            selection = "group " + consumer + " " + failure;
-        }
+        String[] described = new String[1];
+        DeadLetterBulk.Selection select = selection(request, PATH, described);
+        String selection = described[0];
         boolean redrive = action.equals("redrive");
         DeadLetterBulk.Result result = bulk.apply(redrive ? DeadLetterBulk.Action.REDRIVE
                 : DeadLetterBulk.Action.DISCARD, select, this::route, user(), outcome -> (redrive
                 ? redriveAnswer(outcome) : discardAnswer(outcome)).map(DeadLetterResource::error).orElse(null));
-        Map<String, Map<String, Object>> refused = new TreeMap<>();
-        result.refused().forEach((key, refusal) -> {
-            Map<String, Object> reason = new LinkedHashMap<>();
-            reason.put("count", refusal.count());
-            reason.put("example", refusal.example());
-            refused.put(key, reason);
-        });
+        Map<String, Map<String, Object>> refused = refusals(result.refused());
         BillingMessage.BILLING0243I.log(action, result.selected(), user(), selection, result.done(),
                 result.alreadyTaken(), result.refusedCount(), refused.keySet());
         Map<String, Object> answer = new LinkedHashMap<>();
@@ -398,6 +475,32 @@ public class DeadLetterResource {
         return answer;
     }
 
+    /**
+     * A bulk body's selection: ids, or a group of one consumer and failure.
+     *
+     * @param described receives the selection's description for the log
+     */
+    private static DeadLetterBulk.Selection selection(JsonObject request, String path, String[] described) {
+        boolean byIds = request.containsKey("ids");
+        boolean byGroup = request.containsKey("consumer") || request.containsKey("failure");
+        if (byIds == byGroup) {
+            throw badBulk(path, byIds ? "names both ids and a group" : "names neither ids nor a group");
+        }
+        if (byIds) {
+            DeadLetterBulk.Selection select = DeadLetterBulk.Selection.ofIds(ids(request.get("ids"), path));
+            described[0] = select.ids().size() + " id(s)";
+            return select;
+        }
+        String consumer = QueryParams.oneOf("consumer", text(request, "consumer", path), ALL_CONSUMERS);
+        String failure = text(request, "failure", path);
+        if (failure == null || failure.isEmpty()) {
+            throw badBulk(path, "has no \"failure\" string");
+        }
+        QueryParams.text("failure", failure, MAX_FAILURE_CHARS);
+        described[0] = "group " + consumer + " " + failure;
+        return DeadLetterBulk.Selection.ofGroup(consumer, failure);
+    }
+
     /** The longest failure key a bulk call may name (message ids are 12, class names rarely over 100). */
     private static final int MAX_FAILURE_CHARS = 200;
     /** The largest bulk body: 1000 ids of 19 digits fit in 21 KB. */
@@ -407,21 +510,21 @@ public class DeadLetterResource {
     private static final java.util.Set<String> BULK_MEMBERS = new java.util.TreeSet<>(
             List.of("action", "ids", "consumer", "failure"));
 
-    private static JsonObject bulkRequest(InputStream body, String contentLength) {
+    private static JsonObject bulkRequest(InputStream body, String path) {
         byte[] bytes;
         try {
             bytes = body == null ? new byte[0] : body.readNBytes(MAX_BULK_BYTES + 1);
         } catch (IOException e) {
-            throw badBulk("could not be read (" + e.getClass().getSimpleName() + ")");
+            throw badBulk(path, "could not be read (" + e.getClass().getSimpleName() + ")");
         }
         if (bytes.length > MAX_BULK_BYTES) {
             throw new ClientErrorException(Response.status(Response.Status.REQUEST_ENTITY_TOO_LARGE)
-                    .entity(Map.of("error", BillingMessage.BILLING0241E.format(PATH, "is more than " + MAX_BULK_BYTES
+                    .entity(Map.of("error", BillingMessage.BILLING0241E.format(path, "is more than " + MAX_BULK_BYTES
                             + " bytes", InboxDeadLetters.MAX_BULK))).type(MediaType.APPLICATION_JSON).build());
         }
         String text = Utf8.decode(bytes);
         if (text == null) {
-            throw badBulk("is not UTF-8 text");
+            throw badBulk(path, "is not UTF-8 text");
         }
         JsonObject request;
         try {
@@ -429,22 +532,22 @@ public class DeadLetterResource {
             // one win on a destructive call
             request = StrictJson.readObject(text);
         } catch (RuntimeException e) { // JsonException, JsonParsingException, IllegalStateException
-            throw badBulk(Printable.of(e.getMessage(), 200));
+            throw badBulk(path, Printable.of(e.getMessage(), 200));
         }
         for (String name : request.keySet()) {
             if (!BULK_MEMBERS.contains(name)) {
-                throw badBulk("has member '" + Printable.of(name, 40) + "', which is none of " + BULK_MEMBERS);
+                throw badBulk(path, "has member '" + Printable.of(name, 40) + "', which is none of " + BULK_MEMBERS);
             }
         }
         return request;
     }
 
-    private static List<Long> ids(JsonValue value) {
+    private static List<Long> ids(JsonValue value, String path) {
         if (!(value instanceof JsonArray array) || array.isEmpty()) {
-            throw badBulk("has \"ids\" that is no non-empty array");
+            throw badBulk(path, "has \"ids\" that is no non-empty array");
         }
         if (array.size() > InboxDeadLetters.MAX_BULK) {
-            throw QueryParams.badRequest(BillingMessage.BILLING0242E.format(PATH, InboxDeadLetters.MAX_BULK,
+            throw QueryParams.badRequest(BillingMessage.BILLING0242E.format(path, InboxDeadLetters.MAX_BULK,
                     array.size()));
         }
         Set<Long> ids = new LinkedHashSet<>();
@@ -456,7 +559,7 @@ public class DeadLetterResource {
                 id = 0;
             }
             if (id < 1) {
-                throw badBulk("has an id that is no whole number from 1 to " + Long.MAX_VALUE + ": "
+                throw badBulk(path, "has an id that is no whole number from 1 to " + Long.MAX_VALUE + ": "
                         + Printable.of(String.valueOf(item), 30));
             }
             ids.add(id);
@@ -464,16 +567,16 @@ public class DeadLetterResource {
         return List.copyOf(ids);
     }
 
-    private static String text(JsonObject request, String name) {
+    private static String text(JsonObject request, String name, String path) {
         JsonValue value = request.get(name);
         if (value != null && !(value instanceof JsonString)) {
-            throw badBulk("has \"" + name + "\" that is no string");
+            throw badBulk(path, "has \"" + name + "\" that is no string");
         }
         return value == null ? null : ((JsonString) value).getString();
     }
 
-    private static BadRequestException badBulk(String what) {
-        return QueryParams.badRequest(BillingMessage.BILLING0241E.format(PATH, what, InboxDeadLetters.MAX_BULK));
+    private static BadRequestException badBulk(String path, String what) {
+        return QueryParams.badRequest(BillingMessage.BILLING0241E.format(path, what, InboxDeadLetters.MAX_BULK));
     }
 
     private static String error(WebApplicationException e) {

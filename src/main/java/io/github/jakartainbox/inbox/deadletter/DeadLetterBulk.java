@@ -177,15 +177,24 @@ public class DeadLetterBulk {
                 case REDRIVEN, DISCARDED -> done++;
                 case TAKEN -> taken++;
                 default -> {
-                    String key = text != null && MESSAGE_ID.matcher(text).matches() ? text.substring(0,
-                            text.indexOf(':')) : outcome.status().name();
-                    String example = text == null ? outcome.status().name() : text;
-                    refused.merge(key, new Refusal(1, example),
-                            (old, one) -> new Refusal(old.count() + 1, old.example()));
+                    refuse(refused, text, outcome.status().name());
                     away = outcome.status() == Status.SEND_FAILED;
                 }
             }
         }
         return new Result(action, ids.size(), done, taken, refused, notTried, moreInGroup);
+    }
+
+    /**
+     * Counts one refusal under its key: the message id its text starts with, else the status name.
+     *
+     * @param refused the counts so far
+     * @param text    the refusal's text, may be {@code null}
+     * @param status  the outcome's status name
+     */
+    static void refuse(SortedMap<String, Refusal> refused, String text, String status) {
+        String key = text != null && MESSAGE_ID.matcher(text).matches() ? text.substring(0, text.indexOf(':')) : status;
+        String example = text == null ? status : text;
+        refused.merge(key, new Refusal(1, example), (old, one) -> new Refusal(old.count() + 1, old.example()));
     }
 }

@@ -34,7 +34,8 @@ import org.eclipse.microprofile.health.Readiness;
  * <p>Data, for operators: {@code purge-overdue} (and the last success and error; {@code purge-last-run}
  * {@value #NOT_RUN_YET} until this server's purge has run, an error recorded before then not shown), {@code dead-letters.<consumer>}
  * (open dead letters) and {@code dead-letters.<consumer>.oldest-age} (ISO-8601, since the oldest one first
- * failed), {@code retention.<consumer>} and {@code retention.<consumer>.too-short} (the last
+ * failed), {@code sequences.<consumer>} and {@code sequences.<consumer>.oldest-parked-age} (dead-letter order by
+ * key: open sequences, and the age of the oldest record parked behind one), {@code retention.<consumer>} and {@code retention.<consumer>.too-short} (the last
  * {@link RetentionCheck}). An overdue purge does not make the check DOWN: taking servers out of service would not help the purge,
  * and every server of the database would go at once; alert on {@code purge-overdue} (or the metric
  * {@code inbox_purge_overdue}) instead.
@@ -98,6 +99,7 @@ public class InboxDatabaseCheck implements HealthCheck {
                     response.withData("schema-version", "not checked (inbox.schema.migrate=false)");
                 }
                 deadLetters(statement, response);
+                sequences(statement, response);
                 try {
                     // what every claim needs: a write. A read-only database (SQLSTATE 25006: default_transaction_read_only,
                     // a standby behind the primary's address) answers reads while every consumer waits on it
@@ -141,6 +143,35 @@ public class InboxDatabaseCheck implements HealthCheck {
                 OffsetDateTime now = rs.getObject(4, OffsetDateTime.class);
                 if (oldest != null) {
                     response.withData(key + ".oldest-age", Duration.between(oldest, now).withNanos(0).toString());
+                }
+            }
+        }
+    }
+
+    /**
+     * Dead-letter order by key: per consumer with open sequences, {@code sequences.<consumer>} (how many are open)
+     * and {@code sequences.<consumer>.oldest-parked-age} (ISO-8601, since its oldest parked record was parked; absent
+     * while no record waits behind a head). A schema without the tables (version 15, {@code inbox.schema.migrate=false})
+     * has none.
+     */
+    private static void sequences(Statement statement, HealthCheckResponseBuilder response) throws SQLException {
+        try (ResultSet rs = statement.executeQuery("SELECT to_regclass('inbox_key_sequence') IS NOT NULL")) {
+            rs.next();
+            if (!rs.getBoolean(1)) {
+                return;
+            }
+        }
+        try (ResultSet rs = statement.executeQuery("SELECT s.consumer, count(DISTINCT s.id), "
+                + "min(p.parked_at) FILTER (WHERE p.dead_letter_id IS NULL), now() FROM inbox_key_sequence s "
+                + "LEFT JOIN inbox_parked p ON p.sequence_id = s.id GROUP BY s.consumer")) {
+            while (rs.next()) {
+                String key = "sequences." + rs.getString(1);
+                response.withData(key, rs.getLong(2));
+                OffsetDateTime oldest = rs.getObject(3, OffsetDateTime.class);
+                OffsetDateTime now = rs.getObject(4, OffsetDateTime.class);
+                if (oldest != null) {
+                    response.withData(key + ".oldest-parked-age", Duration.between(oldest, now).withNanos(0)
+                            .toString());
                 }
             }
         }

@@ -115,6 +115,14 @@ public enum InboxMessage implements CataloguedMessage {
             + "a failing event is dead-lettered at attempt {2}."),
     INBOX0242W(Level.WARNING, "Consumer {0}: transaction timeout {1} ({3}) exceeds the unrenewed share lock {2}: a "
             + "slow transaction''s record is handed out again."),
+    INBOX0245I(Level.INFO, "Consumer {0}: the sequence of key {1} was discarded by {2}: {3} records discarded "
+            + "unprocessed, kept as discarded dead letters; the sequence is closed."),
+    INBOX0246W(Level.WARNING, "Consumer {0}: the record at {1}, parked behind dead letter {2} (key {3}), was "
+            + "discarded unprocessed with its sequence by {4}."),
+    INBOX0247E(Level.SEVERE, "Dead letter {0} heads no open sequence: it is no dead letter of a keyed record with "
+            + "order by key, or its sequence is closed."),
+    INBOX0248W(Level.WARNING, "Consumer {0}: the bulk {1} stopped at the sequence of key {2}: {3}; the sequences "
+            + "after it were not tried."),
 
     INBOX0301W(Level.WARNING, "Consumer {0}: inbox retention {1} is not longer than the topic retention {2}: a replay "
             + "of older records would apply them again."),

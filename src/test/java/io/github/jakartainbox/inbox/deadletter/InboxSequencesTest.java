@@ -97,11 +97,32 @@ class InboxSequencesTest {
         @Override
         public void forget() {
         }
+
+        /** The parked records discarded with the whole sequence: id, then the kept reason, then the operator. */
+        final List<List<String>> kept = new ArrayList<>();
+        Runnable duringDiscard = () -> { };
+
+        @Override
+        public OptionalLong discardParked(long parkedId, String consumer, String error, String operator) {
+            duringDiscard.run();
+            kept.add(List.of(String.valueOf(parkedId), error, operator));
+            remove(parkedId);
+            return OptionalLong.of(1000 + parkedId);
+        }
+
+        @Override
+        public java.util.Map<Long, Sequence> headedBy(java.util.Collection<Long> deadLetterIds) {
+            return open && deadLetterIds.contains(head) ? java.util.Map.of(head, find(CONSUMER, KEY).orElseThrow())
+                    : java.util.Map.of();
+        }
     }
 
     /** The dead letters: discards are noted, none is found discarded. */
     static final class Letters extends InboxDeadLetters {
         final List<Long> discarded = new ArrayList<>();
+        /** A dead letter whose own re-drive holds its claim: not discarded, found open. */
+        Long busy;
+        List<Long> group = List.of();
 
         @Override
         public Duration redriveLease() {
@@ -110,13 +131,22 @@ class InboxSequencesTest {
 
         @Override
         public boolean discard(long id, String operator) {
+            if (busy != null && busy == id) {
+                return false;
+            }
             discarded.add(id);
             return true;
         }
 
         @Override
         public Optional<DeadLetter> find(long id) {
-            return Optional.empty();
+            return busy != null && busy == id ? Optional.of(new DeadLetter(id, CONSUMER, "e0", "poison", 1, null, null,
+                    null, null, null, 0, false, 1, OffsetDateTime.now(), "server-3")) : Optional.empty();
+        }
+
+        @Override
+        public List<Long> openIds(String consumer, String failure, int limit) {
+            return group;
         }
     }
 
@@ -279,5 +309,140 @@ class InboxSequencesTest {
         headAndParked(0);
         assertEquals(InboxSequences.Status.UNKNOWN_CONSUMER, sequences().redrive(CONSUMER, KEY, "operator").status());
         assertEquals(1, table.records.size());
+    }
+
+    // ---- discarding a whole sequence ----
+
+    @Test
+    void discardingTheWholeSequenceDiscardsTheHeadAndKeepsEachParkedRecordAsADiscardedDeadLetter() throws Exception {
+        headAndParked(3);
+        Method method = new Method(Set.of(), Set.of());
+        InboxSequences.Outcome outcome = sequences(method).discard(CONSUMER, KEY, "operator");
+        assertEquals(InboxSequences.Status.CLOSED, outcome.status());
+        assertEquals(4, outcome.discarded(), "the head and the three parked records");
+        assertEquals(0, outcome.delivered());
+        assertEquals(List.of(1L), letters.discarded, "the head's dead letter");
+        assertEquals(List.of("2", "3", "4"), table.kept.stream().map(k -> k.get(0)).toList(), "in order");
+        assertTrue(table.kept.stream().allMatch(k -> k.get(1).startsWith("INBOX0246W: Consumer billing: the record "
+                + "at orders-0@") && k.get(1).contains("dead letter 1 (key order-7)") && k.get(2).equals("operator")),
+                table.kept.toString());
+        assertTrue(method.delivered.isEmpty(), "nothing reaches the method");
+        assertTrue(table.records.isEmpty());
+        assertTrue(!table.open, "closed");
+    }
+
+    @Test
+    void aRecordParkedWhileTheWholeDiscardRunsIsDiscardedBeforeTheSequenceCloses() throws Exception {
+        headAndParked(1);
+        table.duringDiscard = () -> {
+            table.duringDiscard = () -> { };
+            table.add(null, "late");
+        };
+        InboxSequences.Outcome outcome = sequences().discard(CONSUMER, KEY, "operator");
+        assertEquals(InboxSequences.Status.CLOSED, outcome.status());
+        assertEquals(3, outcome.discarded());
+        assertEquals(List.of("2", "3"), table.kept.stream().map(k -> k.get(0)).toList());
+        assertTrue(!table.open);
+    }
+
+    @Test
+    void theWholeDiscardIsRefusedWhileARedriveOfTheSequenceHoldsTheLease() throws Exception {
+        headAndParked(2);
+        table.claimedBy = "server-2";
+        InboxSequences.Outcome outcome = sequences().discard(CONSUMER, KEY, "operator");
+        assertEquals(InboxSequences.Status.TAKEN, outcome.status());
+        assertEquals("server-2", outcome.sequence().redrivenBy());
+        assertEquals(0, outcome.discarded());
+        assertTrue(letters.discarded.isEmpty());
+        assertEquals(3, table.records.size());
+    }
+
+    @Test
+    void theWholeDiscardIsRefusedWhileTheHeadsOwnRedriveHoldsItsClaim() throws Exception {
+        headAndParked(2);
+        letters.busy = 1L;
+        InboxSequences.Outcome outcome = sequences().discard(CONSUMER, KEY, "operator");
+        assertEquals(InboxSequences.Status.TAKEN, outcome.status());
+        assertEquals("server-3", outcome.sequence().redrivenBy(), "the dead letter's claimer is named");
+        assertEquals(3, table.records.size(), "nothing discarded");
+        assertTrue(table.kept.isEmpty());
+        assertNull(table.claimedBy, "the lease is given back");
+    }
+
+    @Test
+    void theWholeDiscardOfNoOpenSequenceIsNotFound() throws Exception {
+        table.open = false;
+        assertEquals(InboxSequences.Status.NOT_FOUND, sequences().discard(CONSUMER, KEY, "operator").status());
+    }
+
+    // ---- bulk ----
+
+    @Test
+    void aBulkRedriveByIdsClosesTheSequenceAndCountsAnIdThatHeadsNone() throws Exception {
+        headAndParked(2);
+        Method method = new Method(Set.of(), Set.of());
+        List<InboxSequences.Outcome> reported = new ArrayList<>();
+        InboxSequences.BulkResult result = sequences(method).bulk(DeadLetterBulk.Action.REDRIVE,
+                DeadLetterBulk.Selection.ofIds(List.of(99L, 1L)), "operator", o -> {
+                    reported.add(o);
+                    return null;
+                });
+        assertEquals(2, result.selected());
+        assertEquals(1, result.closed());
+        assertEquals(3, result.delivered());
+        assertEquals(Set.of("INBOX0247E"), result.refused().keySet());
+        assertTrue(result.refused().get("INBOX0247E").example().startsWith("INBOX0247E: Dead letter 99 "));
+        assertEquals(1, reported.size(), "reported once per tried sequence");
+        assertEquals(List.of("e0", "e1", "e2"), method.delivered);
+    }
+
+    @Test
+    void aBulkByGroupSelectsOnlyTheSequencesItsDeadLettersHeadAndDiscardsThemWhole() throws Exception {
+        headAndParked(2);
+        letters.group = List.of(5L, 1L, 7L);
+        InboxSequences.BulkResult result = sequences().bulk(DeadLetterBulk.Action.DISCARD,
+                DeadLetterBulk.Selection.ofGroup(CONSUMER, "INBOX0228E"), "operator", o -> null);
+        assertEquals(1, result.selected(), "dead letters 5 and 7 head no sequence");
+        assertEquals(1, result.closed());
+        assertEquals(3, result.discarded());
+        assertEquals(0, result.refusedCount());
+        assertTrue(!result.moreInGroup());
+        assertTrue(!table.open);
+    }
+
+    @Test
+    void aBulkStopsAfterASequenceThatFailsAndCountsTheRestNotTried() throws Exception {
+        headAndParked(1);
+        RecordRedelivery failing = new RecordRedelivery() {
+            @Override
+            public boolean delivers(String consumer) {
+                return consumer.equals(CONSUMER);
+            }
+
+            @Override
+            public void deliver(String consumer, KeyedRecord record, Object value) {
+                throw new IllegalStateException("the database went away");
+            }
+        };
+        InboxSequences.BulkResult result = sequences(failing).bulk(DeadLetterBulk.Action.REDRIVE,
+                DeadLetterBulk.Selection.ofIds(List.of(1L, 99L)), "operator", o -> null);
+        assertEquals(Set.of("INBOX0248W"), result.refused().keySet());
+        assertTrue(result.refused().get("INBOX0248W").example().contains("the database went away"));
+        assertEquals(1, result.notTried(), "dead letter 99 was not tried");
+        assertEquals(0, result.closed());
+        assertNull(table.claimedBy, "the lease is given back");
+        assertEquals(2, table.records.size(), "the sequence stays as it was");
+    }
+
+    @Test
+    void aBulkCountsASequenceAnotherRedriveHoldsAsAlreadyTaken() throws Exception {
+        headAndParked(1);
+        table.claimedBy = "server-2";
+        InboxSequences.BulkResult result = sequences(new Method(Set.of(), Set.of())).bulk(
+                DeadLetterBulk.Action.DISCARD, DeadLetterBulk.Selection.ofIds(List.of(1L)), "operator",
+                o -> "BILLING0267E: taken");
+        assertEquals(1, result.alreadyTaken());
+        assertEquals(0, result.refusedCount(), "taken is no refusal");
+        assertEquals(2, table.records.size());
     }
 }

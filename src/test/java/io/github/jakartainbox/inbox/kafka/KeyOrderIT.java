@@ -45,7 +45,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * connector, grouped and per record, on real Liberty, Kafka and PostgreSQL. Key A's first event fails (a poison
  * payload) and is dead-lettered; A's later events are parked while key B's, in the same partition, are processed;
  * a re-drive of A's sequence is refused while another server holds its lease, then, with the poison fixed, applies
- * A's events in order, each once ({@link KeyOrderProbe} records each event's sequence number).
+ * A's events in order, each once ({@link KeyOrderProbe} records each event's sequence number). A whole sequence is
+ * discarded, and others are re-driven in one bulk call.
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
@@ -240,6 +241,101 @@ class KeyOrderIT {
     }
 
     /**
+     * A whole sequence discarded, then two re-driven in bulk: key E's first event fails and three more are parked;
+     * {@code /health/ready} shows the consumer's open sequences; the whole discard is refused while another server
+     * holds E's lease, then discards E's head and keeps each parked event as a discarded dead letter with its payload,
+     * none processed, and E's next event is processed as it comes. Keys F and G, each a failed head and one parked
+     * event, are re-driven in one bulk call by their heads' ids (with an id that heads nothing, counted as refused),
+     * each in order.
+     */
+    @Test
+    void aWholeSequenceIsDiscardedAndOthersAreRedrivenInBulk() throws Exception {
+        String consumer = "probe-key-grouped";
+        String e = "E-" + RUN;
+        String f = "F-" + RUN;
+        String g = "G-" + RUN;
+        List<String> eIds = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            eIds.add(UUID.randomUUID().toString());
+        }
+        String fHeadId = UUID.randomUUID().toString();
+        String gHeadId = UUID.randomUUID().toString();
+        db.number("INSERT INTO key_order_poison (event_id) VALUES (?), (?), (?) RETURNING 1", eIds.get(0), fHeadId,
+                gHeadId);
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            for (int seq = 1; seq <= 4; seq++) {
+                producer.send(new ProducerRecord<>(topic(consumer), e, event(eIds.get(seq - 1), e, seq)));
+            }
+            producer.send(new ProducerRecord<>(topic(consumer), f, event(fHeadId, f, 1)));
+            producer.send(new ProducerRecord<>(topic(consumer), f, event(UUID.randomUUID().toString(), f, 2)));
+            producer.send(new ProducerRecord<>(topic(consumer), g, event(gHeadId, g, 1)));
+            producer.send(new ProducerRecord<>(topic(consumer), g, event(UUID.randomUUID().toString(), g, 2)));
+            producer.flush();
+        }
+        assertEquals(3, db.await(WAIT, n -> n == 3, PARKED, consumer, e), "E's later three parked");
+        assertEquals(1, db.await(WAIT, n -> n == 1, PARKED, consumer, f), "F's second parked");
+        assertEquals(1, db.await(WAIT, n -> n == 1, PARKED, consumer, g), "G's second parked");
+
+        String ready = call("GET", TestEnv.url("/health/ready")).body().replace(" ", "");
+        assertTrue(ready.contains("\"sequences." + consumer + "\":")
+                && ready.contains("\"sequences." + consumer + ".oldest-parked-age\":\"PT"), ready);
+
+        // the whole discard takes the same lease as a re-drive
+        db.number("UPDATE inbox_key_sequence SET redrive_claimed_at = now(), redrive_claimed_by = 'other-server' "
+                + "WHERE consumer = ? AND record_key = ? RETURNING 1", consumer, e);
+        HttpResponse<String> refused = call("POST", sequenceCall("discard", consumer, e));
+        assertEquals(409, refused.statusCode(), refused.body());
+        assertTrue(refused.body().contains("BILLING0267E") && refused.body().contains("other-server"),
+                refused.body());
+        assertEquals(3, db.number(PARKED, consumer, e), "nothing discarded");
+        db.number("UPDATE inbox_key_sequence SET redrive_claimed_at = NULL, redrive_claimed_by = NULL "
+                + "WHERE consumer = ? AND record_key = ? RETURNING 1", consumer, e);
+
+        long eHead = db.number("SELECT head_dead_letter_id FROM inbox_key_sequence WHERE consumer = ? "
+                + "AND record_key = ?", consumer, e);
+        HttpResponse<String> discarded = call("POST", sequenceCall("discard", consumer, e));
+        assertEquals(200, discarded.statusCode(), discarded.body());
+        assertTrue(discarded.body().contains("\"status\":\"CLOSED\"")
+                && discarded.body().contains("\"discarded\":4"), discarded.body());
+        assertEquals(0, effects(consumer, e), "none of E processed");
+        assertEquals(0, db.number("SELECT count(*) FROM inbox_key_sequence WHERE consumer = ? AND record_key = ?",
+                consumer, e), "E's sequence closed");
+        assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE id = ? AND discarded_at IS NOT NULL "
+                + "AND resolved_by = ?", eHead, Api.OPERATOR.name()), "the head's dead letter discarded");
+        assertEquals(3, db.number("SELECT count(*) FROM inbox_dead_letter d JOIN inbox_dead_letter_payload l "
+                + "USING (payload_ref) WHERE d.consumer = ? AND d.discarded_at IS NOT NULL AND d.resolved_by = ? "
+                + "AND d.error LIKE 'INBOX0246W: %' AND d.error LIKE ? AND l.payload LIKE ? AND EXISTS (SELECT 1 "
+                + "FROM inbox_dead_letter_history h WHERE h.dead_letter_id = d.id AND h.kind = 'discarded')",
+                consumer, Api.OPERATOR.name(), "%dead letter " + eHead + " (key " + e + ")%", "%\"key\":\"" + e
+                + "\"%"), "each parked event kept as a discarded dead letter with its payload and history");
+
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            producer.send(new ProducerRecord<>(topic(consumer), e, event(eIds.get(4), e, 5))).get();
+        }
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM key_order_effect WHERE consumer = ? "
+                + "AND record_key = ?", consumer, e), "E's next event processed as it comes");
+
+        // F and G in one bulk call by their heads' ids
+        db.number("DELETE FROM key_order_poison WHERE event_id IN (?, ?) RETURNING 1", fHeadId, gHeadId);
+        long fHead = db.number("SELECT head_dead_letter_id FROM inbox_key_sequence WHERE consumer = ? "
+                + "AND record_key = ?", consumer, f);
+        long gHead = db.number("SELECT head_dead_letter_id FROM inbox_key_sequence WHERE consumer = ? "
+                + "AND record_key = ?", consumer, g);
+        HttpResponse<String> bulk = callJson(API + "/dead-letters/sequences/bulk", "{\"action\":\"redrive\","
+                + "\"ids\":[" + fHead + "," + gHead + "," + eHead + "]}");
+        assertEquals(200, bulk.statusCode(), bulk.body());
+        assertTrue(bulk.body().contains("\"selected\":3") && bulk.body().contains("\"closed\":2")
+                && bulk.body().contains("\"delivered\":4") && bulk.body().contains("\"INBOX0247E\":{\"count\":1"),
+                bulk.body());
+        for (String key : List.of(f, g)) {
+            assertEquals(List.of("1", "2"), db.texts("SELECT seq::text FROM key_order_effect WHERE consumer = ? "
+                    + "AND record_key = ? ORDER BY id", consumer, key), key + " in order");
+            assertEquals(0, db.number("SELECT count(*) FROM inbox_key_sequence WHERE consumer = ? "
+                    + "AND record_key = ?", consumer, key), key + "'s sequence closed");
+        }
+    }
+
+    /**
      * Sends the head's record again as a re-drive of its dead letter, aimed at the consumer.
      *
      * @param claimed whether the dead letter's re-drive claim is taken first, as {@code InboxRedrives} does
@@ -273,8 +369,22 @@ class KeyOrderIT {
     }
 
     private static String redrive(String consumer, String key) {
-        return API + "/dead-letters/sequences/redrive?consumer=" + consumer + "&key="
+        return sequenceCall("redrive", consumer, key);
+    }
+
+    private static String sequenceCall(String action, String consumer, String key) {
+        return API + "/dead-letters/sequences/" + action + "?consumer=" + consumer + "&key="
                 + URLEncoder.encode(key, StandardCharsets.UTF_8);
+    }
+
+    /** One POST of a JSON body as the operator. */
+    private static HttpResponse<String> callJson(String url, String json) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(120))
+                .POST(HttpRequest.BodyPublishers.ofString(json)).header("Content-Type", "application/json")
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+                        (Api.OPERATOR.name() + ":" + Api.OPERATOR.password()).getBytes(StandardCharsets.UTF_8)))
+                .build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     /** One HTTP/1.1 call as the operator (see DeadLetterRedriveIT: no h2c upgrade). */

@@ -451,6 +451,83 @@ public class ParkedEvents {
         }
     }
 
+    /**
+     * A parked record discarded with its whole sequence: it becomes a dead letter that is discarded already (its
+     * payload kept, {@code error} the given text, first failed when it was parked), with a {@code discarded} history
+     * entry naming the operator, and leaves the sequence; in the caller's transaction. When the consumer holds a dead
+     * letter of the same event and payload already, that row gets the history entry instead and is left as it is.
+     */
+    static final String DISCARD_PARKED_SQL = "WITH gone AS (DELETE FROM inbox_parked WHERE id = ? "
+            + "AND dead_letter_id IS NULL RETURNING event_id, payload_ref, parked_at), "
+            + "written AS (INSERT INTO inbox_dead_letter AS d (consumer, event_id, payload_ref, error, attempts, "
+            + "first_failed_at, last_failed_at, payload_sha256, deliveries, discarded_at, resolved_by) "
+            + "SELECT ?, event_id, payload_ref, ?, 0, parked_at, now(), coalesce(payload_ref, '\\x'::bytea), 1, "
+            + "now(), ? FROM gone ON CONFLICT DO NOTHING RETURNING d.id), "
+            // the same event and payload dead-lettered already (a redelivery parked behind its own dead letter)
+            + "existing AS (SELECT d.id FROM inbox_dead_letter d, gone WHERE NOT EXISTS (SELECT 1 FROM written) "
+            + "AND d.consumer = ? AND d.payload_sha256 = coalesce(gone.payload_ref, '\\x'::bytea) "
+            + "AND d.event_id IS NOT DISTINCT FROM gone.event_id LIMIT 1) "
+            + "INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, actor, error) "
+            + "SELECT id, 'discarded', ?, ? FROM (SELECT id FROM written UNION ALL SELECT id FROM existing) t "
+            + "RETURNING dead_letter_id";
+
+    /**
+     * Discards a parked record (not a head) of a sequence being discarded as a whole, in the caller's transaction:
+     * kept as a discarded dead letter ({@link #DISCARD_PARKED_SQL}), removed from the sequence.
+     *
+     * @param parkedId the record
+     * @param consumer the consumer's stored name
+     * @param error    the text kept as the dead letter's reason and in its history entry
+     * @param operator who discards
+     * @return the dead letter that keeps it; empty when the record was no longer parked
+     * @throws SQLException when the statement fails
+     */
+    public java.util.OptionalLong discardParked(long parkedId, String consumer, String error, String operator)
+            throws SQLException {
+        try (Connection connection = database.connection();
+             PreparedStatement discard = connection.prepareStatement(DISCARD_PARKED_SQL)) {
+            discard.setLong(1, parkedId);
+            discard.setString(2, consumer);
+            discard.setString(3, error);
+            discard.setString(4, operator);
+            discard.setString(5, consumer);
+            discard.setString(6, operator);
+            discard.setString(7, DeadLetterHistory.shortError(error));
+            try (ResultSet rs = discard.executeQuery()) {
+                if (!rs.next()) {
+                    return java.util.OptionalLong.empty();
+                }
+                long id = rs.getLong(1);
+                DeadLetterHistory.trim(connection, id);
+                return java.util.OptionalLong.of(id);
+            }
+        }
+    }
+
+    /**
+     * @param deadLetterIds dead letters
+     * @return the open sequences headed by any of them, by head dead letter id
+     * @throws SQLException when the query fails
+     */
+    public Map<Long, Sequence> headedBy(Collection<Long> deadLetterIds) throws SQLException {
+        Map<Long, Sequence> found = new java.util.HashMap<>();
+        if (deadLetterIds.isEmpty()) {
+            return found;
+        }
+        try (Connection connection = database.connection();
+             PreparedStatement select = connection.prepareStatement(SEQUENCES
+                     + "WHERE s.head_dead_letter_id = ANY (?)")) {
+            select.setArray(1, connection.createArrayOf("bigint", deadLetterIds.toArray()));
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    Sequence sequence = sequence(rs);
+                    found.put(sequence.headDeadLetter(), sequence);
+                }
+            }
+        }
+        return found;
+    }
+
     private static final String SEQUENCES = "SELECT s.id, s.consumer, s.record_key, s.head_dead_letter_id, d.error, "
             + "(SELECT count(*) FROM inbox_parked p WHERE p.sequence_id = s.id AND p.dead_letter_id IS NULL), "
             + "s.opened_at, (SELECT min(p.parked_at) FROM inbox_parked p WHERE p.sequence_id = s.id "
