@@ -118,7 +118,8 @@ public class JmsDeliveries implements DeliveryPath.Transport {
 
     private final Map<java.lang.reflect.Method, Duration> outageWaits = new ConcurrentHashMap<>();
 
-    private final Map<java.lang.reflect.Method, String> keyProperties = new ConcurrentHashMap<>();
+    /** Per method: {@code dead-letter.order.jms-property} of its consumer. */
+    final Map<java.lang.reflect.Method, String> keyProperties = new ConcurrentHashMap<>();
 
     /** @return whether the delivery carries a JMS message: a message-driven bean's {@code onMessage} */
     @Override
