@@ -27,7 +27,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Dead-letter order by key on a message-driven bean ({@link JmsKeyOrderProbe}, consumer {@code probe-jms-key} with
  * {@code dead-letter.order=key}, key in {@code JMSXGroupID}), in-container on Liberty's embedded engine and
  * PostgreSQL: group A's first message is poison and dead-lettered, A's four later messages are parked while group B's
- * five are processed; once the poison is fixed, a re-drive of A's sequence applies A's five in order, each once.
+ * five are processed; once the poison is fixed, a re-drive of A's sequence applies A's five in order, each once. A
+ * message failing during a re-drive heads the sequence, and the next re-drive delivers the rest.
  */
 @ExtendWith(ArquillianExtension.class)
 class JmsKeyOrderIT {
@@ -119,5 +120,47 @@ class JmsKeyOrderIT {
                 + "AND record_key = ?", CONSUMER, a));
         assertTrue(db.texts("SELECT seq::text FROM key_order_effect WHERE consumer = ? AND record_key = ? "
                 + "ORDER BY id", CONSUMER, a).equals(List.of("1", "2", "3", "4", "5", "6")));
+    }
+
+    /**
+     * A message that fails during the re-drive is dead-lettered there (the re-drive's attempts roll back as the
+     * queue's would) and heads the sequence; the rest stay parked, and the next re-drive delivers them in order.
+     */
+    @Test
+    void aMessageFailingInTheRedriveHeadsTheSequenceAndTheRestWait() throws Exception {
+        db.execute("CREATE TABLE IF NOT EXISTS key_order_effect (id bigint GENERATED ALWAYS AS IDENTITY, "
+                + "consumer text NOT NULL, record_key text NOT NULL, seq integer NOT NULL, event_id text NOT NULL)");
+        db.execute("CREATE TABLE IF NOT EXISTS key_order_poison (event_id text PRIMARY KEY)");
+        String c = "C-" + UUID.randomUUID().toString().substring(0, 8);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            ids.add(UUID.randomUUID().toString());
+        }
+        db.number("INSERT INTO key_order_poison (event_id) VALUES (?), (?) RETURNING 1", ids.get(0), ids.get(2));
+        send(c, ids.get(0), 1);
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM inbox_key_sequence WHERE consumer = ? "
+                + "AND record_key = ?", CONSUMER, c));
+        for (int seq = 2; seq <= 4; seq++) {
+            send(c, ids.get(seq - 1), seq);
+        }
+        assertEquals(3, db.await(WAIT, n -> n == 3, PARKED, CONSUMER, c));
+
+        db.number("DELETE FROM key_order_poison WHERE event_id = ? RETURNING 1", ids.get(0));
+        InboxSequences sequences = CDI.current().select(InboxSequences.class).get();
+        InboxSequences.Outcome stopped = sequences.redrive(CONSUMER, c, "it-operator");
+        assertEquals(InboxSequences.Status.STOPPED, stopped.status(), stopped.toString());
+        assertEquals(2, stopped.delivered(), stopped.toString());
+        assertEquals(db.number("SELECT id FROM inbox_dead_letter WHERE consumer = ? AND event_id = ?", CONSUMER,
+                ids.get(2)), (long) stopped.newHead(), "the third message's dead letter heads the sequence now");
+        assertEquals(1, db.number(PARKED, CONSUMER, c), "the fourth still waits");
+        assertEquals(List.of("1", "2"), db.texts("SELECT seq::text FROM key_order_effect WHERE consumer = ? "
+                + "AND record_key = ? ORDER BY id", CONSUMER, c));
+
+        db.number("DELETE FROM key_order_poison WHERE event_id = ? RETURNING 1", ids.get(2));
+        InboxSequences.Outcome closed = sequences.redrive(CONSUMER, c, "it-operator");
+        assertEquals(InboxSequences.Status.CLOSED, closed.status(), closed.toString());
+        assertEquals(2, closed.delivered(), closed.toString());
+        assertEquals(List.of("1", "2", "3", "4"), db.texts("SELECT seq::text FROM key_order_effect "
+                + "WHERE consumer = ? AND record_key = ? ORDER BY id", CONSUMER, c), "in order, each once");
     }
 }
