@@ -281,12 +281,19 @@ public final class InboxConfig {
             "payload or none", choice("payload", "none"));
 
     /** {@code none}: a dead-lettered event's later events are processed as they come; {@code key}: a dead letter of
-     *  a Kafka record with key K parks the consumer's later records of K, in order, until its sequence is re-driven
-     *  ({@code inbox-kafka} channels in classic consumer groups only; refused at deployment elsewhere). Off by
+     *  a Kafka record with key K (a JMS message: {@link #DEAD_LETTER_ORDER_JMS_PROPERTY}) parks the consumer's later records of K, in order, until its sequence is re-driven
+     *  ({@code inbox-kafka} channels in classic consumer groups and message-driven beans; refused at deployment
+     *  elsewhere). Off by
      *  default: it withholds events from the method, which an application upgrading must choose. No global form: the
      *  order is a property of each consumer. */
     public static final Key<String> DEAD_LETTER_ORDER = new Key<>("dead-letter.order", Scope.PER_CONSUMER, "none",
             "none or key", choice("none", "key"));
+
+    /** For a message-driven bean with {@code dead-letter.order=key}: the JMS message property (a string property)
+     *  holding the message's key; a message without it keeps no order. {@code JMSXGroupID}, the property JMS
+     *  defines for a group of messages that belong together, by default. */
+    public static final Key<String> DEAD_LETTER_ORDER_JMS_PROPERTY = new Key<>("dead-letter.order.jms-property",
+            Scope.PER_CONSUMER, "JMSXGroupID", "a JMS property name", InboxConfig::text);
 
     /** Attempts in all (the first included) before an event that fails for an unclassified reason is
      *  dead-lettered. */
@@ -336,7 +343,7 @@ public final class InboxConfig {
 
     private static final List<Key<?>> KEYS = List.of(DATASOURCE, SCHEMA_MIGRATE, NAME, EVENT_ID_SOURCE,
             EVENT_ID_FIELD, EVENT_ID_HEADER, EVENT_ID_PROPERTY, EVENT_ID_BEAN, EVENT_ID_MAX_LENGTH, FINGERPRINT,
-            DEAD_LETTER_ORDER, RETRY_MAX_ATTEMPTS, RETRY_DELAY, RETRY_MAX_DELAY, RETRY_TRANSIENT_BUDGET, TRANSACTION_TIMEOUT, JMS_OUTAGE_WAIT,
+            DEAD_LETTER_ORDER, DEAD_LETTER_ORDER_JMS_PROPERTY, RETRY_MAX_ATTEMPTS, RETRY_DELAY, RETRY_MAX_DELAY, RETRY_TRANSIENT_BUDGET, TRANSACTION_TIMEOUT, JMS_OUTAGE_WAIT,
             RETENTION, TOPIC_RETENTION, EVENT_TIME_FIELD,
             PARTITIONING, PARTITION_MONTHS_AHEAD, PARTITION_LOCK_TIMEOUT, PURGE_SCHEDULE, PURGE_BATCH_SIZE,
             PURGE_LEASE, PURGE_OVERDUE_AFTER, DEAD_LETTER_REDRIVE_LEASE, HEALTH_START_GRACE);

@@ -267,8 +267,7 @@ public class InboxSequences {
                         }
                         parked.remove(record.id());
                     } else {
-                        String error = InboxMessage.INBOX0246W.format(consumer, record.record().topic() + "-"
-                                + record.record().partition() + "@" + record.record().offset(), String.valueOf(head),
+                        String error = InboxMessage.INBOX0246W.format(consumer, record.record().location(), String.valueOf(head),
                                 key, operator);
                         transactions.inOwnTransaction(() -> parked.discardParked(record.id(), consumer, error,
                                 operator));

@@ -15,7 +15,9 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
  * What a Kafka record brings beyond its value that a parked record must keep (dead-letter order by key): its key as
- * text, its position and its headers.
+ * text, its position and its headers. A JMS message has no offset: it is kept as a record of partition
+ * {@link #MESSAGE_PARTITION} whose topic is its {@code JMSMessageID} ({@link #message}); its place in its sequence is
+ * the order in which it was parked.
  *
  * @param key       the record key as text: a {@code String} key itself, a {@code byte[]} key as UTF-8 when it is
  *                  valid UTF-8, else {@code 0x} and its hex digits; any other key its {@code toString()}
@@ -28,6 +30,9 @@ public record KeyedRecord(String key, String topic, int partition, long offset, 
 
     /** The longest key kept: longer keys are refused (the record is handled as one without a key). */
     public static final int MAX_KEY_CHARS = 1000;
+
+    /** The partition of a JMS message's record ({@link #message}): no Kafka partition is negative. */
+    public static final int MESSAGE_PARTITION = -1;
 
     /**
      * @throws NullPointerException when the key, topic or headers are {@code null}
@@ -82,9 +87,28 @@ public record KeyedRecord(String key, String topic, int partition, long offset, 
         return text.length() > MAX_KEY_CHARS || text.indexOf('\0') >= 0 ? null : text;
     }
 
-    /** @return where it came from, {@code <topic>-<partition>@<offset>} */
+    /**
+     * A JMS message's record: no offset, its {@code JMSMessageID} says where it came from and tells a redelivery of
+     * the same message from another one.
+     *
+     * @param key       the message's key as text (see {@link #keyText})
+     * @param messageId its {@code JMSMessageID}
+     * @param headers   its header fields and properties in their stored form (the {@code jms} package's)
+     * @return the record
+     * @throws NullPointerException when the key, message id or headers are {@code null}
+     */
+    public static KeyedRecord message(String key, String messageId, List<Map.Entry<String, byte[]>> headers) {
+        return new KeyedRecord(key, Objects.requireNonNull(messageId, "messageId"), MESSAGE_PARTITION, 0, headers);
+    }
+
+    /** @return whether it is a JMS message's record ({@link #message}) */
+    public boolean isMessage() {
+        return partition == MESSAGE_PARTITION;
+    }
+
+    /** @return where it came from, {@code <topic>-<partition>@<offset>}; a JMS message's {@code JMSMessageID} */
     public String location() {
-        return topic + "-" + partition + "@" + offset;
+        return isMessage() ? topic : topic + "-" + partition + "@" + offset;
     }
 
     /** @return the headers as stored: a count, then each name (modified UTF-8) and value (length, -1 for null) */

@@ -3,7 +3,8 @@ package io.github.jakartainbox.inbox.incoming;
 /**
  * Delivers a stored record to its consumer's method again, on the calling thread and through the inbox (the
  * method's interceptor claims it), as a re-drive of a key's sequence does. A transport brings it as a bean (the
- * {@code kafka} package), so that the dead-letter floor calls a consumer's method without naming the transport.
+ * {@code kafka} and {@code jms} packages), so that the dead-letter floor calls a consumer's method without naming
+ * the transport.
  */
 public interface RecordRedelivery {
 

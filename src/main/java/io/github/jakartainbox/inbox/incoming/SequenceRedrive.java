@@ -67,7 +67,12 @@ public final class SequenceRedrive {
         return outcome;
     }
 
-    /** @param outcome how the delivery ended, as a delivery path saw it */
+    /** @return how the delivery ended so far, {@code null} when no delivery path reported yet */
+    public Outcome outcome() {
+        return outcome;
+    }
+
+    /** @param outcome how the delivery ended, as a delivery path saw it; {@code null} before another attempt */
     public void ended(Outcome outcome) {
         this.outcome = outcome;
     }

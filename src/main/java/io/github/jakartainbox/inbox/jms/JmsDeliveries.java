@@ -8,6 +8,10 @@ import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
 import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterStore;
+import io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents;
+import io.github.jakartainbox.inbox.incoming.KeyedRecord;
+import io.github.jakartainbox.inbox.incoming.SequenceRedrive;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.delivery.DeliveryCall;
 import io.github.jakartainbox.inbox.delivery.DeliveryPath;
@@ -54,12 +58,20 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *       transaction: the decision is kept, the transaction rolls back, and the <em>next</em> delivery of the message
  *       records the dead letter (its own transaction) and is consumed without calling the method. Never an endless
  *       redelivery loop.</li>
+ *   <li>With {@code dead-letter.order=key}, a message's key is its property {@code dead-letter.order.jms-property}
+ *       ({@code JMSXGroupID} by default): a dead letter of a keyed message opens its key's sequence, and the
+ *       consumer's later messages of that key are parked behind it in the bean's transaction (stored, not passed to
+ *       the method, consumed) until the sequence is re-driven ({@link JmsRedelivery}).</li>
  * </ul>
  *
  * <p>The failures of a message are counted in this server's memory, per consumer and {@code JMSMessageID} (the
  * provider redelivers a message to the server that holds its queue). After a restart a message gets
  * {@code retry.max-attempts} attempts again; the count stays bounded. No class here names a Jakarta Messaging type
  * (only {@link JmsMessages} does), so the library loads on servers without a messaging feature.
+ *
+ * <p>Which messages are parked is decided per server: a sequence another server opened for the same consumer is seen
+ * here once this server's knowledge is read again (after a re-drive closed a sequence). The embedded engine delivers a
+ * queue's messages to the server that holds it, where that is always the case.
  */
 @ApplicationScoped
 public class JmsDeliveries implements DeliveryPath.Transport {
@@ -79,6 +91,8 @@ public class JmsDeliveries implements DeliveryPath.Transport {
     InboxStatistics statistics;
     @Inject
     DeliverySteps steps;
+    @Inject
+    ParkedEvents parked;
     @Resource
     TransactionSynchronizationRegistry registry;
 
@@ -104,6 +118,9 @@ public class JmsDeliveries implements DeliveryPath.Transport {
 
     private final Map<java.lang.reflect.Method, Duration> outageWaits = new ConcurrentHashMap<>();
 
+    /** Per method: {@code dead-letter.order.jms-property} of its consumer. */
+    final Map<java.lang.reflect.Method, String> keyProperties = new ConcurrentHashMap<>();
+
     /** @return whether the delivery carries a JMS message: a message-driven bean's {@code onMessage} */
     @Override
     public boolean takes(Delivery delivery) {
@@ -127,19 +144,38 @@ public class JmsDeliveries implements DeliveryPath.Transport {
         }
         String messageId = messageId(delivery);
         String key = consumer.name() + '\u0000' + messageId;
+        // dead-letter order by key: the message's key, position and properties, read only when the consumer keeps it
+        KeyedRecord record = consumer.orderByKey()
+                ? JmsMessages.keyed(delivery.jms(), keyProperty(context.getMethod())) : null;
+        try {
+            if (parked(consumer, record, delivery)) {
+                failing.remove(key);
+                return null;
+            }
+        } catch (java.sql.SQLException | RuntimeException e) {
+            // the order is not known: nothing may run; the rollback brings the message again
+            rollbackOnly();
+            JmsMessage.INBOX0712W.log(consumer.name(), messageId, Failures.describe(e));
+            if (FailureKind.of(e) == FailureKind.OUTAGE) {
+                waitForDatabase(consumer, outageWait(context.getMethod()));
+            } else {
+                InboxLifecycle.pause(consumer.retry().delayAfter(2).toMillis());
+            }
+            return null;
+        }
         Failing before = failing.get(key);
         if (before != null && before.verdict != null) {
             JmsMessage.INBOX0707E.log(consumer.name(), messageId, before.attempts,
                     JmsMessages.deliveryCount(delivery.jms()), Failures.describe(before.verdict));
             span.eventId(before.eventId);
-            if (deadLetter(consumer, before.eventId, delivery, messageId, before.verdict, before.attempts)) {
+            if (deadLetter(consumer, before.eventId, delivery, record, messageId, before.verdict, before.attempts)) {
                 failing.remove(key);
                 span.outcome(DeliveryOutcome.DEAD_LETTERED, before.verdict);
             }
             return null;
         }
         DeliverySteps.DeadLetters deadLetters = (id, reason, attempts) ->
-                deadLetter(consumer, id, delivery, messageId, reason, attempts);
+                deadLetter(consumer, id, delivery, record, messageId, reason, attempts);
         InboxClaim.Claim event = steps.identify(consumer, ClaimKey.of(consumer, delivery, inbox), span, deadLetters);
         if (event == null) {
             return null;
@@ -150,10 +186,12 @@ public class JmsDeliveries implements DeliveryPath.Transport {
             if (claim != InboxClaim.Result.NEW) {
                 failing.remove(key);
                 span.outcome(steps.skipped(consumer, eventId, claim, deadLetters), null);
+                ended(SequenceRedrive.Outcome.DUPLICATE);
                 return null;
             }
             Object result = context.proceed();
             failing.remove(key);
+            ended(SequenceRedrive.Outcome.PROCESSED); // a re-drive sees the commit itself
             watchCommit(consumer, key, messageId, eventId);
             span.outcome(DeliveryOutcome.PROCESSED, null); // as far as the inbox knows: the container commits
             return result;
@@ -240,15 +278,30 @@ public class JmsDeliveries implements DeliveryPath.Transport {
      *
      * @return whether it was recorded
      */
-    private boolean deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, String messageId,
-                               Throwable reason, int attempts) {
+    private boolean deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, KeyedRecord record,
+                               String messageId, Throwable reason, int attempts) {
         String error = Failures.describe(reason);
+        // a message of a sequence being re-driven becomes its new head there; any other keyed one opens its key's
+        boolean opens = record != null && !SequenceRedrive.running(consumer.name(), record.key());
         for (boolean withPayload : new boolean[] {true, false}) {
             try {
-                transactions.inNewTransaction(() -> {
-                    deadLetters.record(consumer.name(), eventId, delivery, error, attempts, withPayload);
-                    return null;
+                long id = transactions.inNewTransaction(() -> {
+                    long written = deadLetters.record(consumer.name(), eventId, delivery, error, attempts,
+                            withPayload);
+                    if (opens) {
+                        parked.open(consumer.name(), written, eventId, record,
+                                withPayload ? delivery : delivery.withPayload(null));
+                    }
+                    return written;
                 });
+                if (opens) {
+                    parked.opened(consumer.name());
+                    InboxMessage.INBOX0236W.log(consumer.name(), record.key(), String.valueOf(id));
+                }
+                SequenceRedrive redrive = SequenceRedrive.current();
+                if (redrive != null) {
+                    redrive.deadLettered(id);
+                }
                 JmsMessage.INBOX0708E.log(consumer.name(), messageId, error);
                 return true;
             } catch (Exception e) {
@@ -270,6 +323,38 @@ public class JmsDeliveries implements DeliveryPath.Transport {
         return false;
     }
 
+    /**
+     * Parks the message behind its key's dead letter when its consumer keeps the order by key and has an open sequence
+     * of the message's key: stored in the bean's transaction, so that the parked row and the consumption commit
+     * together; before its event id is read, so that a later message without a usable id keeps its place too. A
+     * delivery of the sequence's own re-drive is not parked.
+     *
+     * @return whether it is parked: consumed without the method
+     * @throws java.sql.SQLException when the database cannot park it: the transaction rolls back, the message comes
+     *                               again
+     */
+    private boolean parked(ConsumerSettings consumer, KeyedRecord record, Delivery delivery)
+            throws java.sql.SQLException {
+        if (record == null || !parked.mayHaveOpen(consumer.name())) {
+            return false; // the cheap check: no statement while the consumer has no open sequence
+        }
+        if (SequenceRedrive.running(consumer.name(), record.key())) {
+            return false;
+        }
+        if (!parked.parkIfOpen(consumer.name(), null, record, delivery, null)) {
+            return false;
+        }
+        InboxMessage.INBOX0235I.log(consumer.name(), record.location(), record.key());
+        return true;
+    }
+
+    private static void ended(SequenceRedrive.Outcome outcome) {
+        SequenceRedrive redrive = SequenceRedrive.current();
+        if (redrive != null) {
+            redrive.ended(outcome);
+        }
+    }
+
     private void rollbackOnly() {
         if (transactions.isActive()) {
             registry.setRollbackOnly();
@@ -283,6 +368,12 @@ public class JmsDeliveries implements DeliveryPath.Transport {
         } catch (RuntimeException e) {
             return "(no JMSMessageID)";
         }
+    }
+
+    /** @return {@code dead-letter.order.jms-property} for the method's consumer, read once per method */
+    private String keyProperty(java.lang.reflect.Method method) {
+        return keyProperties.computeIfAbsent(method, m -> InboxConfig.DEAD_LETTER_ORDER_JMS_PROPERTY.get(
+                ConfigProvider.getConfig(), InboxConsumers.annotatedConsumer(m)));
     }
 
     /** @return {@code jms.outage-wait} for the method's consumer, read once per method */

@@ -25,7 +25,11 @@ public enum JmsMessage implements CataloguedMessage {
     INBOX0709E(Level.SEVERE, "Consumer {0}, JMS message {1}: could not record the dead letter ({2}); rolled back, the "
             + "next delivery tries again."),
     INBOX0710E(Level.SEVERE, "Consumer {0}, JMS message {1}: the transaction did not commit after the method returned "
-            + "(JTA status {2}); counted as a failed attempt.");
+            + "(JTA status {2}); counted as a failed attempt."),
+    INBOX0711E(Level.SEVERE, "Consumer {0}, JMS message {1}: its re-drive was neither processed nor dead-lettered in "
+            + "{2} attempts; the re-drive stops and the message stays parked."),
+    INBOX0712W(Level.WARNING, "Consumer {0}, JMS message {1}: could not check or park it behind its key''s dead "
+            + "letter ({2}); rolled back, the next delivery tries again.");
 
     private final Text text;
 

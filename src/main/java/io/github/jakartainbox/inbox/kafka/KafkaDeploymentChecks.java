@@ -47,7 +47,13 @@ public class KafkaDeploymentChecks implements Extension {
                     f.method().getDeclaringClass().getName() + "." + f.method().getName(), f.channel(),
                     f.isolationLevel()));
         }
-        orderByKey(config, idempotent.methodsByConsumer().keySet(), channels.consumerByChannel())
+        java.util.Set<String> messageDriven = new java.util.HashSet<>();
+        idempotent.methodsByConsumer().forEach((consumer, methods) -> {
+            if (methods.stream().anyMatch(m -> io.github.jakartainbox.inbox.incoming.Delivery.jmsParameterIndex(m) >= 0)) {
+                messageDriven.add(consumer);
+            }
+        });
+        orderByKey(config, idempotent.methodsByConsumer().keySet(), channels.consumerByChannel(), messageDriven)
                 .forEach(problem -> {
                     InboxLog.LOG.severe(problem);
                     event.addDeploymentProblem(new DeploymentException(problem));
@@ -59,17 +65,20 @@ public class KafkaDeploymentChecks implements Extension {
     }
 
     /**
-     * Dead-letter order by key is kept by {@code inbox-kafka} channels in classic groups only: a share group spreads a
-     * key's records over its consumers (INBOX0626E), another connector or a message-driven bean does not park
+     * Dead-letter order by key is kept by {@code inbox-kafka} channels in classic groups and by message-driven beans
+     * (the {@code jms} package parks by a JMS property): a share group spreads a key's records over its consumers
+     * (INBOX0626E), another connector, or a method that reads neither a channel nor a JMS message, does not park
      * (INBOX0627E).
      *
-     * @param config    the application's configuration
-     * @param consumers the {@code @Idempotent} consumer names of the annotations
-     * @param channels  channel name to the consumer name of its method
+     * @param config        the application's configuration
+     * @param consumers     the {@code @Idempotent} consumer names of the annotations
+     * @param channels      channel name to the consumer name of its method
+     * @param messageDriven the consumer names (of the annotations) whose method takes a JMS message
      * @return one problem per consumer that sets {@code dead-letter.order=key} where it is not kept
      */
     static java.util.List<String> orderByKey(Config config, java.util.Collection<String> consumers,
-                                             java.util.Map<String, String> channels) {
+                                             java.util.Map<String, String> channels,
+                                             java.util.Set<String> messageDriven) {
         java.util.List<String> problems = new java.util.ArrayList<>();
         for (String consumer : consumers) {
             String order;
@@ -96,9 +105,9 @@ public class KafkaDeploymentChecks implements Extension {
                     problems.add(KafkaMessage.INBOX0626E.format(consumer, channel.getKey()));
                 }
             }
-            if (!any) {
-                problems.add(KafkaMessage.INBOX0627E.format(consumer, "it reads no Reactive Messaging channel (a "
-                        + "message-driven bean)"));
+            if (!any && !messageDriven.contains(consumer)) {
+                problems.add(KafkaMessage.INBOX0627E.format(consumer, "it reads neither a Reactive Messaging "
+                        + "channel nor a JMS message"));
             }
         }
         return problems;

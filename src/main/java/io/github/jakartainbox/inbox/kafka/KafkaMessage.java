@@ -58,8 +58,8 @@ public enum KafkaMessage implements CataloguedMessage {
             + "it is, tried again in {4} ms."),
     INBOX0626E(Level.SEVERE, "Consumer {0} sets dead-letter.order=key, but channel {1} is a share group "
             + "(group.type=share): no order holds across share consumers. Set dead-letter.order=none."),
-    INBOX0627E(Level.SEVERE, "Consumer {0} sets dead-letter.order=key, which only inbox-kafka channels in classic "
-            + "groups keep; {1}. Set dead-letter.order=none or use connector inbox-kafka.");
+    INBOX0627E(Level.SEVERE, "Consumer {0} sets dead-letter.order=key, which only inbox-kafka classic channels and "
+            + "message-driven beans keep; {1}. Set dead-letter.order=none.");
 
     private final Text text;
 

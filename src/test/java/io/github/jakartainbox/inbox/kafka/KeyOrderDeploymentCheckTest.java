@@ -9,12 +9,13 @@ import java.util.Map;
 import org.eclipse.microprofile.config.Config;
 import org.junit.jupiter.api.Test;
 
-/** Dead-letter order by key is kept by inbox-kafka channels in classic groups only; elsewhere the deployment fails. */
+/** Dead-letter order by key is kept by inbox-kafka channels in classic groups and message-driven beans; elsewhere
+ * the deployment fails. */
 class KeyOrderDeploymentCheckTest {
 
     private static List<String> problems(Map<String, String> properties, Map<String, String> channels) {
         Config config = MapConfig.of(properties);
-        return KafkaDeploymentChecks.orderByKey(config, List.of("billing"), channels);
+        return KafkaDeploymentChecks.orderByKey(config, List.of("billing"), channels, java.util.Set.of());
     }
 
     @Test
@@ -41,13 +42,20 @@ class KeyOrderDeploymentCheckTest {
     }
 
     @Test
-    void anotherConnectorOrAMessageDrivenBeanIsRefused() {
+    void anotherConnectorOrAMethodWithoutChannelOrJmsMessageIsRefused() {
         List<String> liberty = problems(Map.of("inbox.consumer.billing.dead-letter.order", "key",
                 "mp.messaging.incoming.orders.connector", "liberty-kafka"), Map.of("orders", "billing"));
         assertEquals(1, liberty.size(), liberty.toString());
         assertTrue(liberty.get(0).startsWith("INBOX0627E") && liberty.get(0).contains("liberty-kafka"), liberty.get(0));
-        List<String> bean = problems(Map.of("inbox.consumer.billing.dead-letter.order", "key"), Map.of());
-        assertEquals(1, bean.size(), bean.toString());
-        assertTrue(bean.get(0).startsWith("INBOX0627E") && bean.get(0).contains("message-driven bean"), bean.get(0));
+        List<String> none = problems(Map.of("inbox.consumer.billing.dead-letter.order", "key"), Map.of());
+        assertEquals(1, none.size(), none.toString());
+        assertTrue(none.get(0).startsWith("INBOX0627E") && none.get(0).contains("nor a JMS message"), none.get(0));
+    }
+
+    @Test
+    void aMessageDrivenBeanKeepsTheOrder() {
+        Config config = MapConfig.of(Map.of("inbox.consumer.billing.dead-letter.order", "key"));
+        assertEquals(List.of(), KafkaDeploymentChecks.orderByKey(config, List.of("billing"), Map.of(),
+                java.util.Set.of("billing")));
     }
 }
