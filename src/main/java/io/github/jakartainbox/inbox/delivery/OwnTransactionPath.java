@@ -265,26 +265,15 @@ public class OwnTransactionPath implements DeliveryPath {
         String error = deadLetterReason(reason, attempts, location);
         String shownId = eventId == null ? "(no usable id)" : eventId;
         boolean full = true;
-        KeyedRecord record = consumer.orderByKey() ? KeyedRecord.of(RedriveAim.carrier(delivery)) : null;
+        KeyedRecord opening = ParkedEvents.opening(consumer, KeyedRecord.of(RedriveAim.carrier(delivery)));
         SequenceRedrive redrive = SequenceRedrive.current();
-        // a record of a sequence being re-driven becomes its new head there; any other keyed one opens its key's
-        boolean opens = record != null && !SequenceRedrive.running(consumer.name(), record.key());
         for (int failures = 1; ; failures++) {
             boolean withPayload = full;
             try {
-                long id = transactions.inOwnTransaction(() -> {
-                    long written = deadLetters.record(consumer.name(), eventId, delivery, error, attempts,
-                            withPayload);
-                    if (opens) {
-                        // a payload the dead letter was refused with is not stored with its record either
-                        parked.open(consumer.name(), written, eventId, record,
-                                withPayload ? delivery : delivery.withPayload(null));
-                    }
-                    return written;
-                });
-                if (opens) {
-                    parked.opened(consumer.name());
-                    InboxMessage.INBOX0236W.log(consumer.name(), record.key(), String.valueOf(id));
+                long id = transactions.inOwnTransaction(() -> deadLetters.recordOpening(consumer.name(), eventId,
+                        delivery, error, attempts, withPayload, opening, parked));
+                if (opening != null) {
+                    parked.openedBy(consumer.name(), opening.key(), id);
                 }
                 if (redrive != null) {
                     redrive.deadLettered(id);

@@ -281,22 +281,13 @@ public class JmsDeliveries implements DeliveryPath.Transport {
     private boolean deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, KeyedRecord record,
                                String messageId, Throwable reason, int attempts) {
         String error = Failures.describe(reason);
-        // a message of a sequence being re-driven becomes its new head there; any other keyed one opens its key's
-        boolean opens = record != null && !SequenceRedrive.running(consumer.name(), record.key());
+        KeyedRecord opening = ParkedEvents.opening(consumer, record);
         for (boolean withPayload : new boolean[] {true, false}) {
             try {
-                long id = transactions.inNewTransaction(() -> {
-                    long written = deadLetters.record(consumer.name(), eventId, delivery, error, attempts,
-                            withPayload);
-                    if (opens) {
-                        parked.open(consumer.name(), written, eventId, record,
-                                withPayload ? delivery : delivery.withPayload(null));
-                    }
-                    return written;
-                });
-                if (opens) {
-                    parked.opened(consumer.name());
-                    InboxMessage.INBOX0236W.log(consumer.name(), record.key(), String.valueOf(id));
+                long id = transactions.inNewTransaction(() -> deadLetters.recordOpening(consumer.name(), eventId,
+                        delivery, error, attempts, withPayload, opening, parked));
+                if (opening != null) {
+                    parked.openedBy(consumer.name(), opening.key(), id);
                 }
                 SequenceRedrive redrive = SequenceRedrive.current();
                 if (redrive != null) {

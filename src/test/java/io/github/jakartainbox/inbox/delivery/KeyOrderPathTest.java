@@ -56,10 +56,6 @@ class KeyOrderPathTest {
             opened.add(record.key() + "#" + deadLetterId);
             open.add(record.key());
         }
-
-        @Override
-        public void opened(String consumer) {
-        }
     }
 
     private final DeliveryFakes.Inbox inbox = new DeliveryFakes.Inbox();

@@ -88,10 +88,6 @@ class JmsKeyOrderTest {
             opened.add(record.key() + "#" + deadLetterId + "@" + record.location());
             open.add(record.key());
         }
-
-        @Override
-        public void opened(String consumer) {
-        }
     }
 
     private static final String ID_1 = "0190b7a0-1111-7222-8333-000000000001";

@@ -1,6 +1,7 @@
 package io.github.jakartainbox.inbox.deadletter.internal;
 
 import io.github.jakartainbox.inbox.incoming.Delivery;
+import io.github.jakartainbox.inbox.incoming.KeyedRecord;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.failure.Failures;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -71,6 +72,27 @@ public class DeadLetterStore {
         return record(consumer, eventId, withPayload ? delivery.payloadText() : null,
                 withPayload ? delivery.payloadBytes() : null,
                 withPayload ? error : "payload not stored (" + error + ")", attempts, delivery.fingerprint());
+    }
+
+    /**
+     * Records a failed delivery as {@link #record(String, String, Delivery, String, int, boolean)} does and, for a
+     * keyed record of a consumer that keeps the order by key ({@code dead-letter.order=key}), opens its key's sequence
+     * with the dead letter as head, in the same (the caller's) transaction: both commit or neither. After the commit
+     * the caller tells {@link ParkedEvents#openedBy}.
+     *
+     * @param opening the record whose key's sequence the dead letter opens, {@code null} for none
+     * @param parked  the parked events' table, used when {@code opening} is not {@code null}
+     * @return the dead letter's id
+     * @throws SQLException when a statement fails
+     */
+    public long recordOpening(String consumer, String eventId, Delivery delivery, String error, int attempts,
+                              boolean withPayload, KeyedRecord opening, ParkedEvents parked) throws SQLException {
+        long id = record(consumer, eventId, delivery, error, attempts, withPayload);
+        if (opening != null) {
+            // a payload the dead letter was refused with is not stored with its record either
+            parked.open(consumer, id, eventId, opening, withPayload ? delivery : delivery.withPayload(null));
+        }
+        return id;
     }
 
     /**

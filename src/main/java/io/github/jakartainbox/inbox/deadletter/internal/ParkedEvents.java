@@ -1,8 +1,11 @@
 package io.github.jakartainbox.inbox.deadletter.internal;
 
+import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.incoming.KeyedRecord;
+import io.github.jakartainbox.inbox.incoming.SequenceRedrive;
+import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
@@ -138,9 +141,29 @@ public class ParkedEvents {
         mayHaveOpen.clear();
     }
 
-    /** @param consumer a consumer this server opened a sequence for (after the commit) */
-    public void opened(String consumer) {
+    /**
+     * @param consumer the failed delivery's consumer
+     * @param record   the delivery's key and position, {@code null} for a record without a key
+     * @return the record whose dead letter opens its key's sequence: a keyed record of a consumer that keeps the order
+     *         by key, unless a re-drive of its key's sequence runs (the record becomes that sequence's new head
+     *         there); else {@code null}
+     */
+    public static KeyedRecord opening(ConsumerSettings consumer, KeyedRecord record) {
+        return consumer.orderByKey() && record != null && !SequenceRedrive.running(consumer.name(), record.key())
+                ? record : null;
+    }
+
+    /**
+     * After the commit of a dead letter that opened its key's sequence ({@link DeadLetterStore#recordOpening}):
+     * this server's next check of the consumer reads the database, and {@code INBOX0236W} says so.
+     *
+     * @param consumer     the consumer's stored name
+     * @param key          the record's key
+     * @param deadLetterId the dead letter heading the sequence
+     */
+    public void openedBy(String consumer, String key, long deadLetterId) {
         mayHaveOpen.put(consumer, Boolean.TRUE);
+        InboxMessage.INBOX0236W.log(consumer, key, String.valueOf(deadLetterId));
     }
 
     /**
