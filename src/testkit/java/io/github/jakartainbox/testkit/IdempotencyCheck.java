@@ -71,6 +71,8 @@ public final class IdempotencyCheck {
          * Sends a new event (a new event id, each call) to the same consumer, where it is read after every delivery
          * sent before it: the same Kafka partition (one partition, or the checked event's key) read by one consumer
          * thread, or a queue with one consumer. Once its inbox row exists the deliveries before it were handled.
+         * A share group ({@code group.type=share}) gives no such order: check its consumers in-container, with the
+         * duplicates-skipped figure ({@link InboxFigures#inContainer}).
          *
          * @return the new event's id
          * @throws Exception when the send fails; the check then fails with it

@@ -44,6 +44,18 @@ public class KitProbeConsumers {
     }
 
     private void record(String consumer, String json) throws SQLException {
+        record(billing, consumer, json);
+    }
+
+    /**
+     * Records one effect of a kit probe's call.
+     *
+     * @param billing  the datasource the call's transaction uses
+     * @param consumer the probe's consumer name
+     * @param json     the event, with its {@code event_id}
+     * @throws SQLException when the insert fails
+     */
+    public static void record(DataSource billing, String consumer, String json) throws SQLException {
         JsonObject event = Json.createReader(new StringReader(json)).readObject();
         try (Connection connection = billing.getConnection();
              PreparedStatement insert = connection.prepareStatement(
