@@ -88,6 +88,9 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
     @Inject
     io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents parked;
 
+    /** How long the configuration check's share consumer may take to close (its first request answered). */
+    private static final Duration SHARE_CHECK_CLOSE = Duration.ofSeconds(1);
+
     @Override
     public PublisherBuilder<? extends Message<?>> getPublisherBuilder(Config config) {
         InboxKafkaChannel.Settings settings = settings(config);
@@ -95,7 +98,9 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
             // the Kafka client checks its configuration when it is made (no connection yet): fail the deployment
             // rather than a poll thread that retries a consumer that can never be made
             if (settings.share()) {
-                new KafkaShareConsumer<>(settings.kafka()).close(Duration.ZERO);
+                // a share consumer asks for its coordinator as soon as it is made: closed at once, the client warns
+                // that its request is still in flight, at every start
+                new KafkaShareConsumer<>(settings.kafka()).close(SHARE_CHECK_CLOSE);
             } else {
                 new KafkaConsumer<>(settings.kafka()).close(Duration.ZERO);
             }
