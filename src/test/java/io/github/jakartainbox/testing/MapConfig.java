@@ -13,12 +13,14 @@ public final class MapConfig {
 
     /**
      * @param properties name to value
-     * @return a configuration answering {@code getOptionalValue} from them (as text); any other call throws
+     * @return a configuration answering {@code getOptionalValue} (as text) and {@code getPropertyNames} from them; any
+     *         other call throws
      */
     public static Config of(Map<String, String> properties) {
         return (Config) Proxy.newProxyInstance(Config.class.getClassLoader(), new Class<?>[] {Config.class},
                 (proxy, method, args) -> switch (method.getName()) {
                     case "getOptionalValue" -> Optional.ofNullable(properties.get((String) args[0]));
+                    case "getPropertyNames" -> properties.keySet();
                     default -> throw new UnsupportedOperationException(method.getName());
                 });
     }

@@ -4,12 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.reflect.Proxy;
+import io.github.jakartainbox.testing.MapConfig;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.eclipse.microprofile.config.Config;
 import org.junit.jupiter.api.Test;
 
@@ -18,12 +17,7 @@ class InboxKafkaConnectorTest {
 
     /** A channel's configuration: the keys without their mp.messaging.incoming.<channel>. prefix. */
     private static Config config(Map<String, String> properties) {
-        return (Config) Proxy.newProxyInstance(Config.class.getClassLoader(), new Class<?>[] {Config.class},
-                (proxy, method, args) -> switch (method.getName()) {
-                    case "getOptionalValue" -> Optional.ofNullable(properties.get((String) args[0]));
-                    case "getPropertyNames" -> properties.keySet();
-                    default -> throw new UnsupportedOperationException(method.getName());
-                });
+        return MapConfig.of(properties);
     }
 
     private static Map<String, String> channel(String name) {
