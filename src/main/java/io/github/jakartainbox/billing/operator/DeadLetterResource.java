@@ -269,7 +269,8 @@ public class DeadLetterResource {
      *
      * @param body          {@code {"action": "redrive"|"discard", "ids": [..]}} or
      *                      {@code {"action": .., "consumer": .., "failure": ..}}, checked as {@link #bulk} checks its
-     *                      body (400 {@code BILLING0241E}, {@code BILLING0242E}, {@code BILLING0238E}; 413)
+     *                      body (400 {@code BILLING0241E}, {@code BILLING0242E}, {@code BILLING0238E}; 413), except
+     *                      that a group's consumer may be any consumer name, as in the single calls
      * @param contentLength the {@code Content-Length} header
      * @return counts: {@code selected}, {@code closed}, {@code stopped} (a re-drive stopped at a new head),
      *         {@code alreadyTaken}, {@code refused} (by message id: count and one example; {@code INBOX0247E} an id
@@ -290,7 +291,10 @@ public class DeadLetterResource {
             throw badBulk(SEQUENCES_PATH, "has no \"action\" \"redrive\" or \"discard\"");
         }
         String[] selection = new String[1];
-        DeadLetterBulk.Selection select = selection(request, SEQUENCES_PATH, selection);
+        // any consumer's group, as the single calls take any consumer: one this service does not run is refused per
+        // sequence (BILLING0269E) by the library, as a selection by ids is
+        DeadLetterBulk.Selection select = selection(request, SEQUENCES_PATH, DeadLetterResource::consumerName,
+                selection);
         boolean redrive = action.equals("redrive");
         InboxSequences.BulkResult result = sequences.bulk(redrive ? DeadLetterBulk.Action.REDRIVE
                 : DeadLetterBulk.Action.DISCARD, select, user(), outcome -> {
@@ -455,7 +459,8 @@ public class DeadLetterResource {
             throw badBulk(PATH, "has no \"action\" \"redrive\" or \"discard\"");
         }
         String[] described = new String[1];
-        DeadLetterBulk.Selection select = selection(request, PATH, described);
+        DeadLetterBulk.Selection select = selection(request, PATH,
+                consumer -> QueryParams.oneOf("consumer", consumer, ALL_CONSUMERS), described);
         String selection = described[0];
         boolean redrive = action.equals("redrive");
         DeadLetterBulk.Result result = bulk.apply(redrive ? DeadLetterBulk.Action.REDRIVE
@@ -478,9 +483,12 @@ public class DeadLetterResource {
     /**
      * A bulk body's selection: ids, or a group of one consumer and failure.
      *
-     * @param described receives the selection's description for the log
+     * @param consumerCheck returns a group's consumer, or throws the 400 that refuses it
+     * @param described     receives the selection's description for the log
      */
-    private static DeadLetterBulk.Selection selection(JsonObject request, String path, String[] described) {
+    private static DeadLetterBulk.Selection selection(JsonObject request, String path,
+                                                      java.util.function.UnaryOperator<String> consumerCheck,
+                                                      String[] described) {
         boolean byIds = request.containsKey("ids");
         boolean byGroup = request.containsKey("consumer") || request.containsKey("failure");
         if (byIds == byGroup) {
@@ -491,7 +499,7 @@ public class DeadLetterResource {
             described[0] = select.ids().size() + " id(s)";
             return select;
         }
-        String consumer = QueryParams.oneOf("consumer", text(request, "consumer", path), ALL_CONSUMERS);
+        String consumer = consumerCheck.apply(text(request, "consumer", path));
         String failure = text(request, "failure", path);
         if (failure == null || failure.isEmpty()) {
             throw badBulk(path, "has no \"failure\" string");
