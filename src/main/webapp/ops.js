@@ -93,6 +93,8 @@ async function readRole() {
   $('dead-letters-operator').hidden = !operator;
   $('dead-letters-reader').hidden = operator || !roleKnown;
   $('sequences-section').hidden = !roleKnown;
+  $('sequences-operator').hidden = !operator;
+  $('sequences-reader').hidden = operator || !roleKnown;
 }
 
 function signOut() {
@@ -320,10 +322,11 @@ function age(since) {
 let shownSequences = '';   // as shownLetters: rows redrawn only when a sequence changes; the ages move in place
 let shownSequenceGroups = '';
 
-// the open sequences of dead-letter order by key, one row each; operators get re-drive, discard head and discard
+// the open sequences of dead-letter order by key, one row each, with re-drive, discard head and discard (operators
+// only, as the API: a key and a head's reason quote event data)
 async function showSequences(groups) {
   const list = await json('/dead-letters/sequences?limit=100');
-  const shown = JSON.stringify([operator, list]);
+  const shown = JSON.stringify(list);
   if (shown !== shownSequences) {
     shownSequences = shown;
     const body = $('sequences').tBodies[0];
@@ -343,14 +346,13 @@ async function showSequences(groups) {
       }
       cell(row, s.openedAt);
       const actions = row.insertCell();
-      if (!operator) return;
-      const what = 'the sequence of key ' + s.key + ' of ' + s.consumer;
+      const what = 'sequence of key ' + s.key + ' of ' + s.consumer;
       const waiting = s.parked + ' parked event' + (s.parked === 1 ? '' : 's');
       const redrive = button('Re-drive', 'seq-redrive', () => sequenceAct('redrive', s));
       redrive.title = 'Delivers the head, then the ' + waiting + ', in order, through ' + s.consumer + '\'s inbox';
       actions.append(redrive, ' ',
         button('Discard head', 'seq-discard-head danger', () => sequenceAct('discard-head', s,
-          'Discard the head of ' + what + ' (dead letter ' + s.headDeadLetter + ', never processed) and deliver the '
+          'Discard the head of the ' + what + ' (dead letter ' + s.headDeadLetter + ', never processed) and deliver the '
             + waiting + ' behind it, in order?')), ' ',
         button('Discard sequence', 'seq-discard danger', () => sequenceAct('discard', s,
           'Discard the whole ' + what + '? Its head and the ' + waiting + ' are kept as discarded dead letters; '
@@ -365,7 +367,7 @@ async function showSequences(groups) {
 // the dead-letter groups of the consumers that have open sequences, for the bulk calls on sequences (operators)
 function showSequenceGroups(groups, sequences) {
   const consumers = new Set(sequences.map((s) => s.consumer));
-  const list = operator ? groups.filter((g) => consumers.has(g.consumer)) : [];
+  const list = groups.filter((g) => consumers.has(g.consumer));
   const shown = JSON.stringify(list);
   $('sequence-groups-operator').hidden = list.length === 0;
   if (shown === shownSequenceGroups) return;
@@ -475,7 +477,8 @@ async function refresh() {
     showConsumers(consumers);
     showPurge(purge.status === 200 ? await purge.json() : null);
     $('invoice-count').textContent = count.count;
-    if (roleKnown) await showSequences(await showGroups());
+    const groups = roleKnown ? await showGroups() : [];
+    if (operator) await showSequences(groups);
     if (operator) await showDeadLetters();
     $('updated').textContent = new Date().toLocaleTimeString();
     $('error').textContent = '';
