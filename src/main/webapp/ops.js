@@ -227,12 +227,7 @@ async function showGroups() {
   const body = $('dead-letter-groups').tBodies[0];
   body.replaceChildren();
   groups.forEach((g) => {
-    const row = body.insertRow();
-    row.dataset.consumer = g.consumer;
-    row.dataset.failure = g.failure;
-    cell(row, g.consumer);
-    cell(row, g.failure);
-    cell(row, g.count, 'num count');
+    const row = groupRow(body, g);
     cell(row, g.firstFailedAt);
     cell(row, g.lastFailedAt);
     const actions = row.insertCell();
@@ -249,6 +244,23 @@ async function showGroups() {
   return groups;
 }
 
+// a dead-letter group's row: consumer, failure and count, the row named by them for tests and styles
+function groupRow(body, group) {
+  const row = body.insertRow();
+  row.dataset.consumer = group.consumer;
+  row.dataset.failure = group.failure;
+  cell(row, group.consumer);
+  cell(row, group.failure);
+  cell(row, group.count, 'num count');
+  return row;
+}
+
+// a bulk answer's refusals, by message id with a count and an example each
+function refusedText(refused) {
+  return Object.entries(refused).map(([id, x]) => x.count + ' refused ' + id + ' (e.g. ' + x.example.slice(0, 300) + ')')
+    .join(', ') || '0 refused';
+}
+
 // returns false when the operator cancelled
 async function bulk(action, group, question) {
   if (!window.confirm(question)) return false;
@@ -260,8 +272,7 @@ async function bulk(action, group, question) {
   if (response.ok) {
     const r = JSON.parse(text);
     summary = r.done + ' done, ' + r.alreadyTaken + ' under way elsewhere, '
-      + Object.entries(r.refused).map(([id, x]) => x.count + ' refused ' + id + ' (e.g. ' + x.example.slice(0, 300) + ')')
-        .join(', ') + (Object.keys(r.refused).length ? '' : '0 refused')
+      + refusedText(r.refused)
       + (r.notTried ? ', ' + r.notTried + ' not tried' : '') + (r.moreInGroup ? '; more remain, click again' : '');
   }
   $('action').textContent = (response.ok ? 'Done: ' : 'Refused: ') + what + ': '
@@ -375,12 +386,7 @@ function showSequenceGroups(groups, sequences) {
   const body = $('sequence-groups').tBodies[0];
   body.replaceChildren();
   list.forEach((g) => {
-    const row = body.insertRow();
-    row.dataset.consumer = g.consumer;
-    row.dataset.failure = g.failure;
-    cell(row, g.consumer);
-    cell(row, g.failure);
-    cell(row, g.count, 'num count');
+    const row = groupRow(body, g);
     const what = 'the open sequences of ' + g.consumer + ' headed by a dead letter failing with ' + g.failure;
     row.insertCell().append(
       button('Re-drive sequences', 'seq-bulk-redrive', () => sequenceBulk('redrive', g,
@@ -440,10 +446,8 @@ async function sequenceBulk(action, group, question) {
   }
   if (response.ok) {
     const r = await response.json();
-    const refused = Object.entries(r.refused)
-      .map(([id, x]) => x.count + ' refused ' + id + ' (e.g. ' + x.example.slice(0, 300) + ')');
     sequenceMessage(true, 'Done: ' + what + ': ' + r.selected + ' selected, ' + r.closed + ' closed, ' + r.stopped
-      + ' stopped at a new head, ' + r.alreadyTaken + ' under way elsewhere, ' + (refused.join(', ') || '0 refused')
+      + ' stopped at a new head, ' + r.alreadyTaken + ' under way elsewhere, ' + refusedText(r.refused)
       + (r.notTried ? ', ' + r.notTried + ' not tried' : '') + '; ' + r.delivered + ' event(s) delivered, '
       + r.discarded + ' discarded' + (r.moreInGroup ? '; more remain, click again' : '') + '.');
   } else {
