@@ -218,9 +218,7 @@ public class DeadLetterResource {
     @Path("/sequences/redrive")
     public InboxSequences.Outcome redriveSequence(@QueryParam("consumer") String consumer,
                                                   @QueryParam("key") String key) throws Exception {
-        String name = consumerName(consumer);
-        String k = sequenceKey(key);
-        return answered("re-driven", sequences.redrive(name, k, user()));
+        return onSequence(consumer, key, "re-driven", sequences::redrive);
     }
 
     /**
@@ -236,9 +234,7 @@ public class DeadLetterResource {
     @Path("/sequences/discard-head")
     public InboxSequences.Outcome discardSequenceHead(@QueryParam("consumer") String consumer,
                                                       @QueryParam("key") String key) throws Exception {
-        String name = consumerName(consumer);
-        String k = sequenceKey(key);
-        return answered("head discarded", sequences.discardHead(name, k, user()));
+        return onSequence(consumer, key, "head discarded", sequences::discardHead);
     }
 
     /**
@@ -258,9 +254,7 @@ public class DeadLetterResource {
     @Path("/sequences/discard")
     public InboxSequences.Outcome discardSequence(@QueryParam("consumer") String consumer,
                                                   @QueryParam("key") String key) throws Exception {
-        String name = consumerName(consumer);
-        String k = sequenceKey(key);
-        return answered("discarded", sequences.discard(name, k, user()));
+        return onSequence(consumer, key, "discarded", sequences::discard);
     }
 
     /**
@@ -286,28 +280,20 @@ public class DeadLetterResource {
     public Map<String, Object> bulkSequences(InputStream body,
                                              @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength)
             throws SQLException {
-        JsonObject request = bulkRequest(body, SEQUENCES_PATH);
-        String action = request.get("action") instanceof JsonString a ? a.getString() : null;
-        if (!"redrive".equals(action) && !"discard".equals(action)) {
-            throw badBulk(SEQUENCES_PATH, "has no \"action\" \"redrive\" or \"discard\"");
-        }
-        String[] selection = new String[1];
         // any consumer's group, as the single calls take any consumer: one this service does not run is refused per
         // sequence (BILLING0269E) by the library, as a selection by ids is
-        DeadLetterBulk.Selection select = selection(request, SEQUENCES_PATH, DeadLetterResource::consumerName,
-                selection);
-        boolean redrive = action.equals("redrive");
-        InboxSequences.BulkResult result = sequences.bulk(redrive ? DeadLetterBulk.Action.REDRIVE
-                : DeadLetterBulk.Action.DISCARD, select, user(), outcome -> {
-                    try {
-                        answered(redrive ? "re-driven" : "discarded", outcome);
-                        return null;
-                    } catch (WebApplicationException e) {
-                        return error(e);
-                    }
-                });
+        BulkBody request = bulkBody(body, SEQUENCES_PATH, DeadLetterResource::consumerName);
+        String action = request.action();
+        InboxSequences.BulkResult result = sequences.bulk(request.kind(), request.select(), user(), outcome -> {
+            try {
+                answered(request.redrive() ? "re-driven" : "discarded", outcome);
+                return null;
+            } catch (WebApplicationException e) {
+                return error(e);
+            }
+        });
         Map<String, Map<String, Object>> refused = refusals(result.refused());
-        BillingMessage.BILLING0271I.log(action, result.selected(), user() + " (" + selection[0] + ")",
+        BillingMessage.BILLING0271I.log(action, result.selected(), user() + " (" + request.described() + ")",
                 result.closed(), result.stopped(), result.alreadyTaken(), result.refusedCount(), refused.keySet(),
                 result.notTried());
         Map<String, Object> answer = new LinkedHashMap<>();
@@ -333,6 +319,23 @@ public class DeadLetterResource {
             refused.put(key, reason);
         });
         return refused;
+    }
+
+    /** One of {@link InboxSequences}' calls on one key's sequence, as the library names it. */
+    @FunctionalInterface
+    private interface SequenceCall {
+        InboxSequences.Outcome on(String consumer, String key, String operator) throws Exception;
+    }
+
+    /**
+     * One call on one key's sequence: the consumer and key checked (400), the call made as this caller, its outcome
+     * logged and answered ({@link #answered}).
+     */
+    private InboxSequences.Outcome onSequence(String consumer, String key, String action, SequenceCall call)
+            throws Exception {
+        String name = consumerName(consumer);
+        String k = sequenceKey(key);
+        return answered(action, call.on(name, k, user()));
     }
 
     private InboxSequences.Outcome answered(String action, InboxSequences.Outcome outcome) {
@@ -454,19 +457,12 @@ public class DeadLetterResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Map<String, Object> bulk(InputStream body, @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength)
             throws SQLException {
-        JsonObject request = bulkRequest(body, PATH);
-        String action = request.get("action") instanceof JsonString a ? a.getString() : null;
-        if (!"redrive".equals(action) && !"discard".equals(action)) {
-            throw badBulk(PATH, "has no \"action\" \"redrive\" or \"discard\"");
-        }
-        String[] described = new String[1];
-        DeadLetterBulk.Selection select = selection(request, PATH,
-                consumer -> QueryParams.oneOf("consumer", consumer, ALL_CONSUMERS), described);
-        String selection = described[0];
-        boolean redrive = action.equals("redrive");
-        DeadLetterBulk.Result result = bulk.apply(redrive ? DeadLetterBulk.Action.REDRIVE
-                : DeadLetterBulk.Action.DISCARD, select, this::route, user(), outcome -> (redrive
-                ? redriveAnswer(outcome) : discardAnswer(outcome)).map(DeadLetterResource::error).orElse(null));
+        BulkBody request = bulkBody(body, PATH, consumer -> QueryParams.oneOf("consumer", consumer, ALL_CONSUMERS));
+        String action = request.action();
+        String selection = request.described();
+        DeadLetterBulk.Result result = bulk.apply(request.kind(), request.select(), this::route, user(),
+                outcome -> (request.redrive() ? redriveAnswer(outcome) : discardAnswer(outcome))
+                        .map(DeadLetterResource::error).orElse(null));
         Map<String, Map<String, Object>> refused = refusals(result.refused());
         BillingMessage.BILLING0243I.log(action, result.selected(), user(), selection, result.done(),
                 result.alreadyTaken(), result.refusedCount(), refused.keySet());
@@ -479,6 +475,41 @@ public class DeadLetterResource {
         answer.put("notTried", result.notTried());
         answer.put("moreInGroup", result.moreInGroup());
         return answer;
+    }
+
+    /**
+     * A bulk body, read and checked: its action and selection.
+     *
+     * @param action    {@code redrive} or {@code discard}
+     * @param select    ids, or a group
+     * @param described the selection's description for the log
+     */
+    private record BulkBody(String action, DeadLetterBulk.Selection select, String described) {
+
+        boolean redrive() {
+            return action.equals("redrive");
+        }
+
+        DeadLetterBulk.Action kind() {
+            return redrive() ? DeadLetterBulk.Action.REDRIVE : DeadLetterBulk.Action.DISCARD;
+        }
+    }
+
+    /**
+     * Reads a bulk call's body (as {@link #bulkRequest}), its action and its selection (as {@link #selection}).
+     *
+     * @param consumerCheck returns a group's consumer, or throws the 400 that refuses it
+     */
+    private static BulkBody bulkBody(InputStream body, String path,
+                                     java.util.function.UnaryOperator<String> consumerCheck) {
+        JsonObject request = bulkRequest(body, path);
+        String action = request.get("action") instanceof JsonString a ? a.getString() : null;
+        if (!"redrive".equals(action) && !"discard".equals(action)) {
+            throw badBulk(path, "has no \"action\" \"redrive\" or \"discard\"");
+        }
+        String[] described = new String[1];
+        DeadLetterBulk.Selection select = selection(request, path, consumerCheck, described);
+        return new BulkBody(action, select, described[0]);
     }
 
     /**
@@ -655,8 +686,7 @@ public class DeadLetterResource {
                 yield null;
             }
             case NOT_FOUND -> notFound(id);
-            case NOT_OPEN -> conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
-                    ? "resolved" : letter.redrivenAt() != null ? "re-driven" : "discarded", letter.resolvedBy()));
+            case NOT_OPEN -> notOpen(id, letter);
             case UNKNOWN_CONSUMER -> conflict(BillingMessage.BILLING0248E.format(id, "it belongs to consumer "
                     + letter.consumer() + ", which this service does not run; re-drive it from that service"));
             case NO_EVENT_ID -> conflict(BillingMessage.BILLING0245E.format(id));
@@ -675,8 +705,7 @@ public class DeadLetterResource {
                     + " has a payload that is not UTF-8 JSON text, which " + outcome.route().destination()
                     + (letter.consumer().equals(MAILER) ? " records are" : " messages carry")
                     + "; it would only fail again. Discard it"));
-            case TAKEN -> conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
-                    outcome.claim().claimedAt(), outcome.claim().expiresAt()));
+            case TAKEN -> taken(outcome);
             case CHANGED -> conflict(BillingMessage.BILLING0249E.format(id, outcome.route().transactional()
                     ? "changed while it was re-driven (nothing was sent)" : "was sent again, but the row changed"));
             case SEND_FAILED -> {
@@ -730,12 +759,22 @@ public class DeadLetterResource {
                 yield null;
             }
             case NOT_FOUND -> notFound(id);
-            case NOT_OPEN -> conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
-                    ? "resolved" : letter.redrivenAt() != null ? "re-driven" : "discarded", letter.resolvedBy()));
-            case TAKEN -> conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
-                    outcome.claim().claimedAt(), outcome.claim().expiresAt()));
+            case NOT_OPEN -> notOpen(id, letter);
+            case TAKEN -> taken(outcome);
             default -> conflict(BillingMessage.BILLING0249E.format(id, "changed"));
         });
+    }
+
+    /** @return the 409 ({@code BILLING0244E}) for a dead letter no longer open: how it was closed, and by whom */
+    private static ClientErrorException notOpen(long id, DeadLetter letter) {
+        return conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
+                ? "resolved" : letter.redrivenAt() != null ? "re-driven" : "discarded", letter.resolvedBy()));
+    }
+
+    /** @return the 409 ({@code BILLING0240E}) for a dead letter whose re-drive claim another call holds */
+    private static ClientErrorException taken(InboxRedrives.Outcome outcome) {
+        return conflict(BillingMessage.BILLING0240E.format(outcome.id(), outcome.claim().claimedBy(),
+                outcome.claim().claimedAt(), outcome.claim().expiresAt()));
     }
 
     private static NotFoundException notFound(long id) {
