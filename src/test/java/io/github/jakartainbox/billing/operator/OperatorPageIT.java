@@ -10,6 +10,7 @@ import io.github.jakartainbox.inbox.kafka.KeyOrderProbe;
 import io.github.jakartainbox.testing.Api;
 import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.Deployments;
+import io.github.jakartainbox.testing.KeyOrderProbes;
 import io.github.jakartainbox.testing.TestEnv;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,18 +21,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.asset.EmptyAsset;
-import org.jboss.shrinkwrap.api.asset.StringAsset;
-import org.jboss.shrinkwrap.api.spec.JavaArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,44 +61,11 @@ class OperatorPageIT {
 
     private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
     /** {@link KeyOrderProbe}'s consumer that the page's sequences belong to, with {@code dead-letter.order=key}. */
-    private static final String KEYED = "probe-key-grouped";
+    private static final String KEYED = KeyOrderProbes.CHANNELS.get(0);
 
     @Deployment(testable = false)
     static WebArchive deployment() throws Exception {
-        return Deployments.billingWithProbes().addAsLibrary(keyOrderProbes());
-    }
-
-    /**
-     * {@link KeyOrderProbe}'s two consumers (as in {@code KeyOrderIT}) on topics of this class's own, with
-     * {@code dead-letter.order=key} and one attempt: a poison event heads its key's sequence at once.
-     */
-    private static JavaArchive keyOrderProbes() throws Exception {
-        StringBuilder config = new StringBuilder();
-        List<NewTopic> topics = new ArrayList<>();
-        for (String channel : List.of(KEYED, "probe-key-single")) {
-            String p = "mp.messaging.incoming." + channel + ".";
-            config.append(p).append("connector=inbox-kafka\n")
-                    .append(p).append("topic=").append(keyedTopic(channel)).append('\n')
-                    .append(p).append("group.id=it-page-").append(channel).append('-').append(RUN).append('\n')
-                    .append(p).append("bootstrap.servers=").append(TestEnv.BOOTSTRAP).append('\n')
-                    .append(p).append("key.deserializer=").append(StringDeserializer.class.getName()).append('\n')
-                    .append(p).append("value.deserializer=").append(StringDeserializer.class.getName()).append('\n')
-                    .append(p).append("auto.offset.reset=earliest\n")
-                    .append("inbox.consumer.").append(channel).append(".dead-letter.order=key\n")
-                    .append("inbox.consumer.").append(channel).append(".retry.max-attempts=1\n");
-            topics.add(new NewTopic(keyedTopic(channel), 1, (short) 1));
-        }
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestEnv.BOOTSTRAP))) {
-            admin.createTopics(topics).all().get();
-        }
-        Db db = Db.overJdbc();
-        db.execute("CREATE TABLE IF NOT EXISTS key_order_effect (id bigint GENERATED ALWAYS AS IDENTITY, "
-                + "consumer text NOT NULL, record_key text NOT NULL, seq integer NOT NULL, event_id text NOT NULL)");
-        db.execute("CREATE TABLE IF NOT EXISTS key_order_poison (event_id text PRIMARY KEY)");
-        return ShrinkWrap.create(JavaArchive.class, "key-order-probes.jar")
-                .addClass(KeyOrderProbe.class)
-                .addAsManifestResource(EmptyAsset.INSTANCE, "beans.xml")
-                .addAsManifestResource(new StringAsset(config.toString()), "microprofile-config.properties");
+        return Deployments.billingWithProbes().addAsLibrary(KeyOrderProbes.archive(OperatorPageIT::keyedTopic, ""));
     }
 
     private static String keyedTopic(String channel) {
@@ -452,8 +412,9 @@ class OperatorPageIT {
             String t = d.findElement(By.id("sequence-action")).getText();
             return t.startsWith("Done: bulk redrive") ? t : null;
         });
-        assertTrue(done.startsWith("Done: bulk redrive of the sequences of " + KEYED + " / " + failure + ": 2 selected, "
-                + "2 closed, 0 stopped at a new head, 0 under way elsewhere, 0 refused; 4 event(s) delivered"), done);
+        assertTrue(done.startsWith("Done: bulk redrive of the sequences of " + KEYED + " / " + failure
+                + ": 2 selected, 2 closed, 0 stopped at a new head, 0 under way elsewhere, 0 refused; 4 event(s) "
+                + "delivered"), done);
         assertEquals(List.of("1", "2"), seqs(bulkOne), bulkOne + " in order");
         assertEquals(List.of("1", "2"), seqs(bulkTwo), bulkTwo + " in order");
         new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("no-sequences")));
