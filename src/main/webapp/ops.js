@@ -92,6 +92,9 @@ async function readRole() {
   $('role').textContent = roleKnown ? (operator ? 'operator' : 'reader') : 'role not known yet: the API answered ' + status;
   $('dead-letters-operator').hidden = !operator;
   $('dead-letters-reader').hidden = operator || !roleKnown;
+  $('sequences-section').hidden = !roleKnown;
+  $('sequences-operator').hidden = !operator;
+  $('sequences-reader').hidden = operator || !roleKnown;
 }
 
 function signOut() {
@@ -214,21 +217,17 @@ function historyToggle(id) {
 
 let shownGroups = '';      // as shownLetters: the group table is redrawn only when it changes
 
-// open dead letters by consumer and failure; operators get a bulk re-drive and discard per group
+// open dead letters by consumer and failure; operators get a bulk re-drive and discard per group. Returns the groups
+// (the sequences' bulk table offers them too).
 async function showGroups() {
   const groups = await json('/dead-letters/groups?limit=100');
   const shown = JSON.stringify([operator, groups]);
-  if (shown === shownGroups) return;
+  if (shown === shownGroups) return groups;
   shownGroups = shown;
   const body = $('dead-letter-groups').tBodies[0];
   body.replaceChildren();
   groups.forEach((g) => {
-    const row = body.insertRow();
-    row.dataset.consumer = g.consumer;
-    row.dataset.failure = g.failure;
-    cell(row, g.consumer);
-    cell(row, g.failure);
-    cell(row, g.count, 'num count');
+    const row = groupRow(body, g);
     cell(row, g.firstFailedAt);
     cell(row, g.lastFailedAt);
     const actions = row.insertCell();
@@ -242,6 +241,24 @@ async function showGroups() {
       'Discard all ' + what + '? This service then re-drives their events to ' + g.consumer + ' no more.')));
   });
   $('no-groups').hidden = groups.length > 0;
+  return groups;
+}
+
+// a dead-letter group's row: consumer, failure and count, the row named by them for tests and styles
+function groupRow(body, group) {
+  const row = body.insertRow();
+  row.dataset.consumer = group.consumer;
+  row.dataset.failure = group.failure;
+  cell(row, group.consumer);
+  cell(row, group.failure);
+  cell(row, group.count, 'num count');
+  return row;
+}
+
+// a bulk answer's refusals, by message id with a count and an example each
+function refusedText(refused) {
+  return Object.entries(refused).map(([id, x]) => x.count + ' refused ' + id + ' (e.g. ' + x.example.slice(0, 300) + ')')
+    .join(', ') || '0 refused';
 }
 
 // returns false when the operator cancelled
@@ -255,8 +272,7 @@ async function bulk(action, group, question) {
   if (response.ok) {
     const r = JSON.parse(text);
     summary = r.done + ' done, ' + r.alreadyTaken + ' under way elsewhere, '
-      + Object.entries(r.refused).map(([id, x]) => x.count + ' refused ' + id + ' (e.g. ' + x.example.slice(0, 300) + ')')
-        .join(', ') + (Object.keys(r.refused).length ? '' : '0 refused')
+      + refusedText(r.refused)
       + (r.notTried ? ', ' + r.notTried + ' not tried' : '') + (r.moreInGroup ? '; more remain, click again' : '');
   }
   $('action').textContent = (response.ok ? 'Done: ' : 'Refused: ') + what + ': '
@@ -288,6 +304,160 @@ async function act(method, path, letter, question) {
   return true;
 }
 
+// The text of an API refusal: the body's "error" (a message that starts with its id and says what to do), else
+// the HTTP status alone: a server's or proxy's error page is not shown raw.
+async function refusalText(response) {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text);
+    if (body && typeof body.error === 'string') return body.error;
+  } catch (e) {
+    // not JSON: fall through to the status
+  }
+  if (response.status === 401 || response.status === 403) {
+    return 'HTTP ' + response.status + ': this user may not do that (role billing-operator needed).';
+  }
+  return 'HTTP ' + response.status + ' ' + response.statusText + ': the server could not do it; its log says why.';
+}
+
+// how long ago an ISO time was, in the two largest units
+function age(since) {
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(since.replace(/(\.\d{3})\d+/, '$1'))) / 1000));
+  if (!Number.isFinite(s)) return since;
+  if (s < 60) return s + ' s';
+  if (s < 3600) return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
+  if (s < 86400) return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
+  return Math.floor(s / 86400) + ' d ' + Math.floor((s % 86400) / 3600) + ' h';
+}
+
+let shownSequences = '';   // as shownLetters: rows redrawn only when a sequence changes; the ages move in place
+let shownSequenceGroups = '';
+
+// the open sequences of dead-letter order by key, one row each, with re-drive, discard head and discard (operators
+// only, as the API: a key and a head's reason quote event data)
+async function showSequences(groups) {
+  const list = await json('/dead-letters/sequences?limit=100');
+  const shown = JSON.stringify(list);
+  if (shown !== shownSequences) {
+    shownSequences = shown;
+    const body = $('sequences').tBodies[0];
+    body.replaceChildren();
+    list.forEach((s) => {
+      const row = body.insertRow();
+      row.dataset.consumer = s.consumer;
+      row.dataset.key = s.key;
+      cell(row, s.consumer);
+      cell(row, s.key, 'key');
+      cell(row, s.headError || '(no reason recorded)', 'reason').title = 'dead letter ' + s.headDeadLetter;
+      cell(row, s.parked, 'num parked');
+      const oldest = cell(row, s.oldestParkedAt ? age(s.oldestParkedAt) : 'none parked', s.oldestParkedAt ? 'age' : '');
+      if (s.oldestParkedAt) {
+        oldest.dataset.since = s.oldestParkedAt;
+        oldest.title = 'parked since ' + s.oldestParkedAt;
+      }
+      cell(row, s.openedAt);
+      const actions = row.insertCell();
+      const what = 'sequence of key ' + s.key + ' of ' + s.consumer;
+      const waiting = s.parked + ' parked event' + (s.parked === 1 ? '' : 's');
+      const redrive = button('Re-drive', 'seq-redrive', () => sequenceAct('redrive', s));
+      redrive.title = 'Delivers the head, then the ' + waiting + ', in order, through ' + s.consumer + '\'s inbox';
+      actions.append(redrive, ' ',
+        button('Discard head', 'seq-discard-head danger', () => sequenceAct('discard-head', s,
+          'Discard the head of the ' + what + ' (dead letter ' + s.headDeadLetter + ', never processed) and deliver the '
+            + waiting + ' behind it, in order?')), ' ',
+        button('Discard sequence', 'seq-discard danger', () => sequenceAct('discard', s,
+          'Discard the whole ' + what + '? Its head and the ' + waiting + ' are kept as discarded dead letters; '
+            + 'none of them is processed.')));
+    });
+    $('no-sequences').hidden = list.length > 0;
+  }
+  document.querySelectorAll('#sequences td.age').forEach((td) => { td.textContent = age(td.dataset.since); });
+  showSequenceGroups(groups, list);
+}
+
+// the dead-letter groups of the consumers that have open sequences, for the bulk calls on sequences (operators)
+function showSequenceGroups(groups, sequences) {
+  const consumers = new Set(sequences.map((s) => s.consumer));
+  const list = groups.filter((g) => consumers.has(g.consumer));
+  const shown = JSON.stringify(list);
+  $('sequence-groups-operator').hidden = list.length === 0;
+  if (shown === shownSequenceGroups) return;
+  shownSequenceGroups = shown;
+  const body = $('sequence-groups').tBodies[0];
+  body.replaceChildren();
+  list.forEach((g) => {
+    const row = groupRow(body, g);
+    const what = 'the open sequences of ' + g.consumer + ' headed by a dead letter failing with ' + g.failure;
+    row.insertCell().append(
+      button('Re-drive sequences', 'seq-bulk-redrive', () => sequenceBulk('redrive', g,
+        'Re-drive ' + what + '? Each delivers its head, then its parked events, in order.')), ' ',
+      button('Discard sequences', 'seq-bulk-discard danger', () => sequenceBulk('discard', g,
+        'Discard ' + what + ', whole? Their heads and parked events are kept as discarded dead letters; none is '
+          + 'processed.')));
+  });
+}
+
+const SEQUENCE_ACTIONS = { redrive: 're-drive', 'discard-head': 'discard of the head', discard: 'discard' };
+
+function sequenceMessage(ok, text) {
+  $('sequence-action').textContent = text;
+  $('sequence-action').className = ok ? 'status ok' : 'status error';
+}
+
+// one call on one sequence; returns false when the operator cancelled
+async function sequenceAct(action, s, question) {
+  if (question && !window.confirm(question)) return false;
+  const what = SEQUENCE_ACTIONS[action] + ' of the sequence of key ' + s.key + ' (' + s.consumer + ')';
+  let response;
+  try {
+    response = await call('POST', '/dead-letters/sequences/' + action + '?consumer=' + encodeURIComponent(s.consumer)
+      + '&key=' + encodeURIComponent(s.key));
+  } catch (e) {
+    sequenceMessage(false, 'Failed: ' + what + ': the API could not be reached (' + e.message + ').');
+    return true;
+  }
+  if (response.ok) {
+    const o = await response.json();
+    sequenceMessage(true, 'Done: ' + what + ': ' + (o.status === 'STOPPED'
+      ? o.delivered + ' delivered in order, then an event failed again: its dead letter ' + o.newHead
+        + ' heads the sequence now and the rest stay parked.'
+      : (action === 'discard' ? o.discarded + ' discarded unprocessed (the head included)'
+        : (o.discarded ? 'the head discarded, ' : '') + o.delivered + ' delivered in order')
+        + '; the sequence is closed.'));
+  } else {
+    sequenceMessage(false, 'Refused: ' + what + ': ' + await refusalText(response));
+  }
+  shownSequences = '';
+  await refresh();
+  return true;
+}
+
+// a bulk call on the sequences of one dead-letter group; returns false when the operator cancelled
+async function sequenceBulk(action, group, question) {
+  if (!window.confirm(question)) return false;
+  const what = 'bulk ' + action + ' of the sequences of ' + group.consumer + ' / ' + group.failure;
+  let response;
+  try {
+    response = await call('POST', '/dead-letters/sequences/bulk', 'application/json',
+      { action, consumer: group.consumer, failure: group.failure });
+  } catch (e) {
+    sequenceMessage(false, 'Failed: ' + what + ': the API could not be reached (' + e.message + ').');
+    return true;
+  }
+  if (response.ok) {
+    const r = await response.json();
+    sequenceMessage(true, 'Done: ' + what + ': ' + r.selected + ' selected, ' + r.closed + ' closed, ' + r.stopped
+      + ' stopped at a new head, ' + r.alreadyTaken + ' under way elsewhere, ' + refusedText(r.refused)
+      + (r.notTried ? ', ' + r.notTried + ' not tried' : '') + '; ' + r.delivered + ' event(s) delivered, '
+      + r.discarded + ' discarded' + (r.moreInGroup ? '; more remain, click again' : '') + '.');
+  } else {
+    sequenceMessage(false, 'Refused: ' + what + ': ' + await refusalText(response));
+  }
+  shownSequences = '';
+  await refresh();
+  return true;
+}
+
 async function findInvoice(event) {
   event.preventDefault();
   const list = await json('/invoices?orderId=' + encodeURIComponent($('order-id').value.trim()));
@@ -311,7 +481,8 @@ async function refresh() {
     showConsumers(consumers);
     showPurge(purge.status === 200 ? await purge.json() : null);
     $('invoice-count').textContent = count.count;
-    if (roleKnown) await showGroups();
+    const groups = roleKnown ? await showGroups() : [];
+    if (operator) await showSequences(groups);
     if (operator) await showDeadLetters();
     $('updated').textContent = new Date().toLocaleTimeString();
     $('error').textContent = '';

@@ -184,7 +184,9 @@ public class DeadLetterResource {
 
     /**
      * The open sequences of dead-letter order by key ({@code inbox.consumer.<c>.dead-letter.order=key}), one item
-     * each: the key, its head's dead letter and reason, how many records are parked behind it and since when.
+     * each: the key, its head's dead letter and reason, how many records are parked behind it and since when. Role
+     * {@code billing-operator}, as dead letters: a key and a reason quote event data (web.xml's constraint on
+     * {@code /api/dead-letters/*} says the same).
      *
      * @param consumer only this consumer's, when given: a consumer name (400, {@code BILLING0238E}, otherwise)
      * @param limit    the most returned, 1 to 1000 (400 otherwise), oldest first
@@ -193,7 +195,6 @@ public class DeadLetterResource {
      */
     @GET
     @Path("/sequences")
-    @RolesAllowed({Roles.READER, Roles.OPERATOR})
     public List<InboxSequences.Sequence> sequences(@QueryParam("consumer") String consumer,
                                                    @QueryParam("limit") @DefaultValue("100") String limit)
             throws SQLException {
@@ -217,9 +218,7 @@ public class DeadLetterResource {
     @Path("/sequences/redrive")
     public InboxSequences.Outcome redriveSequence(@QueryParam("consumer") String consumer,
                                                   @QueryParam("key") String key) throws Exception {
-        String name = consumerName(consumer);
-        String k = sequenceKey(key);
-        return answered("re-driven", sequences.redrive(name, k, user()));
+        return onSequence(consumer, key, "re-driven", sequences::redrive);
     }
 
     /**
@@ -235,9 +234,7 @@ public class DeadLetterResource {
     @Path("/sequences/discard-head")
     public InboxSequences.Outcome discardSequenceHead(@QueryParam("consumer") String consumer,
                                                       @QueryParam("key") String key) throws Exception {
-        String name = consumerName(consumer);
-        String k = sequenceKey(key);
-        return answered("head discarded", sequences.discardHead(name, k, user()));
+        return onSequence(consumer, key, "head discarded", sequences::discardHead);
     }
 
     /**
@@ -257,9 +254,7 @@ public class DeadLetterResource {
     @Path("/sequences/discard")
     public InboxSequences.Outcome discardSequence(@QueryParam("consumer") String consumer,
                                                   @QueryParam("key") String key) throws Exception {
-        String name = consumerName(consumer);
-        String k = sequenceKey(key);
-        return answered("discarded", sequences.discard(name, k, user()));
+        return onSequence(consumer, key, "discarded", sequences::discard);
     }
 
     /**
@@ -269,7 +264,8 @@ public class DeadLetterResource {
      *
      * @param body          {@code {"action": "redrive"|"discard", "ids": [..]}} or
      *                      {@code {"action": .., "consumer": .., "failure": ..}}, checked as {@link #bulk} checks its
-     *                      body (400 {@code BILLING0241E}, {@code BILLING0242E}, {@code BILLING0238E}; 413)
+     *                      body (400 {@code BILLING0241E}, {@code BILLING0242E}, {@code BILLING0238E}; 413), except
+     *                      that a group's consumer may be any consumer name, as in the single calls
      * @param contentLength the {@code Content-Length} header
      * @return counts: {@code selected}, {@code closed}, {@code stopped} (a re-drive stopped at a new head),
      *         {@code alreadyTaken}, {@code refused} (by message id: count and one example; {@code INBOX0247E} an id
@@ -284,25 +280,20 @@ public class DeadLetterResource {
     public Map<String, Object> bulkSequences(InputStream body,
                                              @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength)
             throws SQLException {
-        JsonObject request = bulkRequest(body, SEQUENCES_PATH);
-        String action = request.get("action") instanceof JsonString a ? a.getString() : null;
-        if (!"redrive".equals(action) && !"discard".equals(action)) {
-            throw badBulk(SEQUENCES_PATH, "has no \"action\" \"redrive\" or \"discard\"");
-        }
-        String[] selection = new String[1];
-        DeadLetterBulk.Selection select = selection(request, SEQUENCES_PATH, selection);
-        boolean redrive = action.equals("redrive");
-        InboxSequences.BulkResult result = sequences.bulk(redrive ? DeadLetterBulk.Action.REDRIVE
-                : DeadLetterBulk.Action.DISCARD, select, user(), outcome -> {
-                    try {
-                        answered(redrive ? "re-driven" : "discarded", outcome);
-                        return null;
-                    } catch (WebApplicationException e) {
-                        return error(e);
-                    }
-                });
+        // any consumer's group, as the single calls take any consumer: one this service does not run is refused per
+        // sequence (BILLING0269E) by the library, as a selection by ids is
+        BulkBody request = bulkBody(body, SEQUENCES_PATH, DeadLetterResource::consumerName);
+        String action = request.action();
+        InboxSequences.BulkResult result = sequences.bulk(request.kind(), request.select(), user(), outcome -> {
+            try {
+                answered(request.redrive() ? "re-driven" : "discarded", outcome);
+                return null;
+            } catch (WebApplicationException e) {
+                return error(e);
+            }
+        });
         Map<String, Map<String, Object>> refused = refusals(result.refused());
-        BillingMessage.BILLING0271I.log(action, result.selected(), user() + " (" + selection[0] + ")",
+        BillingMessage.BILLING0271I.log(action, result.selected(), user() + " (" + request.described() + ")",
                 result.closed(), result.stopped(), result.alreadyTaken(), result.refusedCount(), refused.keySet(),
                 result.notTried());
         Map<String, Object> answer = new LinkedHashMap<>();
@@ -328,6 +319,23 @@ public class DeadLetterResource {
             refused.put(key, reason);
         });
         return refused;
+    }
+
+    /** One of {@link InboxSequences}' calls on one key's sequence, as the library names it. */
+    @FunctionalInterface
+    private interface SequenceCall {
+        InboxSequences.Outcome on(String consumer, String key, String operator) throws Exception;
+    }
+
+    /**
+     * One call on one key's sequence: the consumer and key checked (400), the call made as this caller, its outcome
+     * logged and answered ({@link #answered}).
+     */
+    private InboxSequences.Outcome onSequence(String consumer, String key, String action, SequenceCall call)
+            throws Exception {
+        String name = consumerName(consumer);
+        String k = sequenceKey(key);
+        return answered(action, call.on(name, k, user()));
     }
 
     private InboxSequences.Outcome answered(String action, InboxSequences.Outcome outcome) {
@@ -449,18 +457,12 @@ public class DeadLetterResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Map<String, Object> bulk(InputStream body, @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength)
             throws SQLException {
-        JsonObject request = bulkRequest(body, PATH);
-        String action = request.get("action") instanceof JsonString a ? a.getString() : null;
-        if (!"redrive".equals(action) && !"discard".equals(action)) {
-            throw badBulk(PATH, "has no \"action\" \"redrive\" or \"discard\"");
-        }
-        String[] described = new String[1];
-        DeadLetterBulk.Selection select = selection(request, PATH, described);
-        String selection = described[0];
-        boolean redrive = action.equals("redrive");
-        DeadLetterBulk.Result result = bulk.apply(redrive ? DeadLetterBulk.Action.REDRIVE
-                : DeadLetterBulk.Action.DISCARD, select, this::route, user(), outcome -> (redrive
-                ? redriveAnswer(outcome) : discardAnswer(outcome)).map(DeadLetterResource::error).orElse(null));
+        BulkBody request = bulkBody(body, PATH, consumer -> QueryParams.oneOf("consumer", consumer, ALL_CONSUMERS));
+        String action = request.action();
+        String selection = request.described();
+        DeadLetterBulk.Result result = bulk.apply(request.kind(), request.select(), this::route, user(),
+                outcome -> (request.redrive() ? redriveAnswer(outcome) : discardAnswer(outcome))
+                        .map(DeadLetterResource::error).orElse(null));
         Map<String, Map<String, Object>> refused = refusals(result.refused());
         BillingMessage.BILLING0243I.log(action, result.selected(), user(), selection, result.done(),
                 result.alreadyTaken(), result.refusedCount(), refused.keySet());
@@ -476,11 +478,49 @@ public class DeadLetterResource {
     }
 
     /**
+     * A bulk body, read and checked: its action and selection.
+     *
+     * @param action    {@code redrive} or {@code discard}
+     * @param select    ids, or a group
+     * @param described the selection's description for the log
+     */
+    private record BulkBody(String action, DeadLetterBulk.Selection select, String described) {
+
+        boolean redrive() {
+            return action.equals("redrive");
+        }
+
+        DeadLetterBulk.Action kind() {
+            return redrive() ? DeadLetterBulk.Action.REDRIVE : DeadLetterBulk.Action.DISCARD;
+        }
+    }
+
+    /**
+     * Reads a bulk call's body (as {@link #bulkRequest}), its action and its selection (as {@link #selection}).
+     *
+     * @param consumerCheck returns a group's consumer, or throws the 400 that refuses it
+     */
+    private static BulkBody bulkBody(InputStream body, String path,
+                                     java.util.function.UnaryOperator<String> consumerCheck) {
+        JsonObject request = bulkRequest(body, path);
+        String action = request.get("action") instanceof JsonString a ? a.getString() : null;
+        if (!"redrive".equals(action) && !"discard".equals(action)) {
+            throw badBulk(path, "has no \"action\" \"redrive\" or \"discard\"");
+        }
+        String[] described = new String[1];
+        DeadLetterBulk.Selection select = selection(request, path, consumerCheck, described);
+        return new BulkBody(action, select, described[0]);
+    }
+
+    /**
      * A bulk body's selection: ids, or a group of one consumer and failure.
      *
-     * @param described receives the selection's description for the log
+     * @param consumerCheck returns a group's consumer, or throws the 400 that refuses it
+     * @param described     receives the selection's description for the log
      */
-    private static DeadLetterBulk.Selection selection(JsonObject request, String path, String[] described) {
+    private static DeadLetterBulk.Selection selection(JsonObject request, String path,
+                                                      java.util.function.UnaryOperator<String> consumerCheck,
+                                                      String[] described) {
         boolean byIds = request.containsKey("ids");
         boolean byGroup = request.containsKey("consumer") || request.containsKey("failure");
         if (byIds == byGroup) {
@@ -491,7 +531,7 @@ public class DeadLetterResource {
             described[0] = select.ids().size() + " id(s)";
             return select;
         }
-        String consumer = QueryParams.oneOf("consumer", text(request, "consumer", path), ALL_CONSUMERS);
+        String consumer = consumerCheck.apply(text(request, "consumer", path));
         String failure = text(request, "failure", path);
         if (failure == null || failure.isEmpty()) {
             throw badBulk(path, "has no \"failure\" string");
@@ -646,8 +686,7 @@ public class DeadLetterResource {
                 yield null;
             }
             case NOT_FOUND -> notFound(id);
-            case NOT_OPEN -> conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
-                    ? "resolved" : letter.redrivenAt() != null ? "re-driven" : "discarded", letter.resolvedBy()));
+            case NOT_OPEN -> notOpen(id, letter);
             case UNKNOWN_CONSUMER -> conflict(BillingMessage.BILLING0248E.format(id, "it belongs to consumer "
                     + letter.consumer() + ", which this service does not run; re-drive it from that service"));
             case NO_EVENT_ID -> conflict(BillingMessage.BILLING0245E.format(id));
@@ -666,8 +705,7 @@ public class DeadLetterResource {
                     + " has a payload that is not UTF-8 JSON text, which " + outcome.route().destination()
                     + (letter.consumer().equals(MAILER) ? " records are" : " messages carry")
                     + "; it would only fail again. Discard it"));
-            case TAKEN -> conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
-                    outcome.claim().claimedAt(), outcome.claim().expiresAt()));
+            case TAKEN -> taken(outcome);
             case CHANGED -> conflict(BillingMessage.BILLING0249E.format(id, outcome.route().transactional()
                     ? "changed while it was re-driven (nothing was sent)" : "was sent again, but the row changed"));
             case SEND_FAILED -> {
@@ -721,12 +759,22 @@ public class DeadLetterResource {
                 yield null;
             }
             case NOT_FOUND -> notFound(id);
-            case NOT_OPEN -> conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
-                    ? "resolved" : letter.redrivenAt() != null ? "re-driven" : "discarded", letter.resolvedBy()));
-            case TAKEN -> conflict(BillingMessage.BILLING0240E.format(id, outcome.claim().claimedBy(),
-                    outcome.claim().claimedAt(), outcome.claim().expiresAt()));
+            case NOT_OPEN -> notOpen(id, letter);
+            case TAKEN -> taken(outcome);
             default -> conflict(BillingMessage.BILLING0249E.format(id, "changed"));
         });
+    }
+
+    /** @return the 409 ({@code BILLING0244E}) for a dead letter no longer open: how it was closed, and by whom */
+    private static ClientErrorException notOpen(long id, DeadLetter letter) {
+        return conflict(BillingMessage.BILLING0244E.format(id, letter.resolvedByProcessing()
+                ? "resolved" : letter.redrivenAt() != null ? "re-driven" : "discarded", letter.resolvedBy()));
+    }
+
+    /** @return the 409 ({@code BILLING0240E}) for a dead letter whose re-drive claim another call holds */
+    private static ClientErrorException taken(InboxRedrives.Outcome outcome) {
+        return conflict(BillingMessage.BILLING0240E.format(outcome.id(), outcome.claim().claimedBy(),
+                outcome.claim().claimedAt(), outcome.claim().expiresAt()));
     }
 
     private static NotFoundException notFound(long id) {

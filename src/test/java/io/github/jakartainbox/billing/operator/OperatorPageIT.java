@@ -6,17 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.billing.SampleEvents.Event;
+import io.github.jakartainbox.inbox.kafka.KeyOrderProbe;
 import io.github.jakartainbox.testing.Api;
 import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.Deployments;
+import io.github.jakartainbox.testing.KeyOrderProbes;
 import io.github.jakartainbox.testing.TestEnv;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -41,7 +47,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The operator page at {@code /billing/} in a real headless Chromium (Debian packages {@code chromium} and
  * {@code chromium-driver}), driven by Selenium: logins as reader and operator, figures that follow the events sent,
  * a dead letter re-driven from the page whose invoice then appears, and a reader who gets no re-drive button and
- * whose forged request the API refuses. Writes a screenshot to {@code target/screenshots/operator-page.png}.
+ * whose forged request the API refuses, and key sequences of a consumer with {@code dead-letter.order=key} listed
+ * and acted on from the page, their parked events taking effect in order. Writes a screenshot to
+ * {@code target/screenshots/operator-page.png}.
  */
 @ExtendWith(ArquillianExtension.class)
 class OperatorPageIT {
@@ -51,9 +59,17 @@ class OperatorPageIT {
     private static WebDriver browser;
     private final Db db = Db.overJdbc();
 
+    private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
+    /** {@link KeyOrderProbe}'s consumer that the page's sequences belong to, with {@code dead-letter.order=key}. */
+    private static final String KEYED = KeyOrderProbes.CHANNELS.get(0);
+
     @Deployment(testable = false)
-    static WebArchive deployment() {
-        return Deployments.billingWithProbes();
+    static WebArchive deployment() throws Exception {
+        return Deployments.billingWithProbes().addAsLibrary(KeyOrderProbes.archive(OperatorPageIT::keyedTopic, ""));
+    }
+
+    private static String keyedTopic(String channel) {
+        return "it.page." + channel + "." + RUN;
     }
 
     @BeforeAll
@@ -198,7 +214,7 @@ class OperatorPageIT {
         // a few refreshes, so that the rates have a window to show
         new WebDriverWait(browser, WAIT).until(d -> Long.parseLong(d.findElement(By.id("window")).getText()
                 .replace(" s", "")) >= 5);
-        screenshot();
+        screenshot("operator-page.png", (TakesScreenshot) browser);
         new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
             d.findElement(row).findElement(By.cssSelector("button.redrive")).click();
             return true;
@@ -275,11 +291,172 @@ class OperatorPageIT {
         }
     }
 
-    /** The page as an operator sees it, for docs/observability.md (copied to docs/operator-page.png by hand). */
-    private static void screenshot() throws Exception {
-        Path file = Path.of("target", "screenshots", "operator-page.png");
+    /**
+     * Key sequences on the page, real ones: five keys of {@link #KEYED} whose first event is a poison that heads the
+     * key's sequence, their later events parked. A reader is told that sequences are for operators (their keys and
+     * reasons quote event data, as dead letters do); the operator sees each as one row (head's reason, parked count,
+     * oldest parked age). The operator's re-drive is refused while another server holds the sequence's lease (the
+     * page shows {@code BILLING0267E}, not the raw body), then, the poison fixed, applies the key's three events in
+     * order; a discarded head lets the two parked behind it take effect in order; a whole discard, once cancelled at
+     * its confirmation and then confirmed, processes none; a bulk re-drive of the heads' dead-letter group closes the
+     * last two sequences, each in order.
+     */
+    @Test
+    void anOperatorActsOnKeySequencesFromThePageAndTheParkedEventsTakeEffectInOrder() throws Exception {
+        String redriven = "page-redrive-" + RUN;
+        String headDiscarded = "page-head-" + RUN;
+        String discarded = "page-whole-" + RUN;
+        String bulkOne = "page-bulk1-" + RUN;
+        String bulkTwo = "page-bulk2-" + RUN;
+        Map<String, List<String>> ids = new LinkedHashMap<>();
+        for (String key : List.of(redriven, headDiscarded, discarded, bulkOne, bulkTwo)) {
+            int events = key.startsWith("page-bulk") ? 2 : 3;
+            List<String> keyIds = new ArrayList<>();
+            for (int i = 0; i < events; i++) {
+                keyIds.add(UUID.randomUUID().toString());
+            }
+            ids.put(key, keyIds);
+            db.number("INSERT INTO key_order_poison (event_id) VALUES (?) RETURNING 1", keyIds.get(0));
+        }
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            ids.forEach((key, keyIds) -> {
+                for (int seq = 1; seq <= keyIds.size(); seq++) {
+                    producer.send(new ProducerRecord<>(keyedTopic(KEYED), key, keyedEvent(keyIds.get(seq - 1), key,
+                            seq)));
+                }
+            });
+            producer.flush();
+        }
+        for (String key : ids.keySet()) {
+            long later = ids.get(key).size() - 1;
+            assertEquals(later, db.await(WAIT, n -> n == later, PARKED, KEYED, key), key + "'s later events parked");
+        }
+
+        signIn(Api.READER);
+        assertTrue(browser.findElement(By.id("sequences-reader")).isDisplayed(), "the reader is told why");
+        assertFalse(browser.findElement(By.id("sequences-operator")).isDisplayed(),
+                "no keys, reasons or buttons for a reader: they quote event data");
+
+        signIn(Api.OPERATOR);
+        String row = new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
+                .until(d -> d.findElement(sequence(redriven)).getText());
+        assertTrue(row.contains(KEYED) && row.contains("poison event " + ids.get(redriven).get(0)),
+                "the consumer and the head's reason: " + row);
+        assertEquals("2", browser.findElement(sequence(redriven)).findElement(By.cssSelector("td.parked")).getText());
+        String age = browser.findElement(sequence(redriven)).findElement(By.cssSelector("td.age")).getText();
+        assertTrue(age.matches("\\d+ (s|min \\d+ s)"), "the oldest parked event's age: " + age);
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(
+                By.id("sequence-groups-operator")));
+        screenshot("operator-page-sequences.png", browser.findElement(By.id("sequences-section")));
+
+        // another server's re-drive holds the lease: refused, shown as the API's message, nothing delivered
+        db.number("UPDATE inbox_key_sequence SET redrive_claimed_at = now(), redrive_claimed_by = 'other-server' "
+                + "WHERE consumer = ? AND record_key = ? RETURNING 1", KEYED, redriven);
+        click(sequence(redriven), "button.seq-redrive");
+        String refusal = new WebDriverWait(browser, WAIT).until(d -> {
+            String t = d.findElement(By.id("sequence-action")).getText();
+            return t.startsWith("Refused") ? t : null;
+        });
+        assertTrue(refusal.startsWith("Refused: re-drive of the sequence of key " + redriven + " (" + KEYED
+                + "): BILLING0267E") && refusal.contains("other-server") && !refusal.contains("{"), refusal);
+        assertEquals(0, effects(redriven));
+        db.number("UPDATE inbox_key_sequence SET redrive_claimed_at = NULL, redrive_claimed_by = NULL "
+                + "WHERE consumer = ? AND record_key = ? RETURNING 1", KEYED, redriven);
+
+        // the poison fixed, a re-drive applies the key's three events in order and closes the sequence
+        db.number("DELETE FROM key_order_poison WHERE event_id = ? RETURNING 1", ids.get(redriven).get(0));
+        click(sequence(redriven), "button.seq-redrive");
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBe(By.id("sequence-action"), "Done: re-drive "
+                + "of the sequence of key " + redriven + " (" + KEYED + "): 3 delivered in order; the sequence is "
+                + "closed."));
+        assertEquals(List.of("1", "2", "3"), seqs(redriven), "the re-driven key's events in order");
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.invisibilityOfElementLocated(sequence(redriven)));
+
+        // the head discarded after its confirmation: the two behind it take effect, in order
+        click(sequence(headDiscarded), "button.seq-discard-head");
+        var question = new WebDriverWait(browser, WAIT).until(ExpectedConditions.alertIsPresent());
+        assertTrue(question.getText().contains("deliver the 2 parked events behind it"), question.getText());
+        question.accept();
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBe(By.id("sequence-action"), "Done: discard "
+                + "of the head of the sequence of key " + headDiscarded + " (" + KEYED + "): the head discarded, 2 "
+                + "delivered in order; the sequence is closed."));
+        assertEquals(List.of("2", "3"), seqs(headDiscarded), "the parked events in order, the head never");
+        assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = ? AND event_id = ? "
+                + "AND discarded_at IS NOT NULL", KEYED, ids.get(headDiscarded).get(0)), "the head discarded");
+
+        // a whole discard: cancelled at the confirmation, nothing happens; confirmed, none of the key is processed
+        click(sequence(discarded), "button.seq-discard");
+        question = new WebDriverWait(browser, WAIT).until(ExpectedConditions.alertIsPresent());
+        assertTrue(question.getText().startsWith("Discard the whole sequence of key " + discarded + " of " + KEYED)
+                && question.getText().contains("the 2 parked events"), question.getText());
+        question.dismiss();
+        assertEquals(2, db.number(PARKED, KEYED, discarded), "cancelled: still parked");
+        click(sequence(discarded), "button.seq-discard");
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.alertIsPresent()).accept();
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBe(By.id("sequence-action"), "Done: discard "
+                + "of the sequence of key " + discarded + " (" + KEYED + "): 3 discarded unprocessed (the head "
+                + "included); the sequence is closed."));
+        assertEquals(0, effects(discarded), "none of the discarded key processed");
+        assertEquals(0, db.number("SELECT count(*) FROM inbox_key_sequence WHERE consumer = ? AND record_key = ?",
+                KEYED, discarded), "its sequence closed");
+
+        // the last two heads' dead-letter group, re-driven in bulk once their poison is fixed
+        db.number("DELETE FROM key_order_poison WHERE event_id IN (?, ?) RETURNING 1", ids.get(bulkOne).get(0),
+                ids.get(bulkTwo).get(0));
+        By group = By.cssSelector("#sequence-groups tr[data-consumer='" + KEYED + "']");
+        String failure = new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
+                .until(d -> d.findElement(group).getAttribute("data-failure"));
+        click(group, "button.seq-bulk-redrive");
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.alertIsPresent()).accept();
+        String done = new WebDriverWait(browser, WAIT).until(d -> {
+            String t = d.findElement(By.id("sequence-action")).getText();
+            return t.startsWith("Done: bulk redrive") ? t : null;
+        });
+        assertTrue(done.startsWith("Done: bulk redrive of the sequences of " + KEYED + " / " + failure
+                + ": 2 selected, 2 closed, 0 stopped at a new head, 0 under way elsewhere, 0 refused; 4 event(s) "
+                + "delivered"), done);
+        assertEquals(List.of("1", "2"), seqs(bulkOne), bulkOne + " in order");
+        assertEquals(List.of("1", "2"), seqs(bulkTwo), bulkTwo + " in order");
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("no-sequences")));
+    }
+
+    private static By sequence(String key) {
+        return By.cssSelector("#sequences tr[data-key='" + key + "']");
+    }
+
+    /** Clicks a button of a row that the page may redraw meanwhile. */
+    private static void click(By row, String button) {
+        new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
+            d.findElement(row).findElement(By.cssSelector(button)).click();
+            return true;
+        });
+    }
+
+    private static final String PARKED = "SELECT count(*) FROM inbox_parked p JOIN inbox_key_sequence s "
+            + "ON s.id = p.sequence_id WHERE s.consumer = ? AND s.record_key = ? AND p.dead_letter_id IS NULL";
+
+    private long effects(String key) {
+        return db.number("SELECT count(*) FROM key_order_effect WHERE consumer = ? AND record_key = ?", KEYED, key);
+    }
+
+    private List<String> seqs(String key) {
+        return db.texts("SELECT seq::text FROM key_order_effect WHERE consumer = ? AND record_key = ? ORDER BY id",
+                KEYED, key);
+    }
+
+    private static String keyedEvent(String eventId, String key, int seq) {
+        return "{\"event_id\":\"" + eventId + "\",\"key\":\"" + key + "\",\"seq\":" + seq + "}";
+    }
+
+    /**
+     * The page, or one of its sections, as an operator sees it, for docs/observability.md (copied to docs/ by hand).
+     *
+     * @param name   the file's name in {@code target/screenshots}
+     * @param source the browser for the whole window, or an element for its section
+     */
+    private static void screenshot(String name, TakesScreenshot source) throws Exception {
+        Path file = Path.of("target", "screenshots", name);
         Files.createDirectories(file.getParent());
-        Files.copy(((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath(), file,
-                StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(source.getScreenshotAs(OutputType.FILE).toPath(), file, StandardCopyOption.REPLACE_EXISTING);
     }
 }

@@ -7,6 +7,7 @@ import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.testing.Api;
 import io.github.jakartainbox.testing.Db;
 import io.github.jakartainbox.testing.Deployments;
+import io.github.jakartainbox.testing.KeyOrderProbes;
 import io.github.jakartainbox.testing.TestEnv;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -14,28 +15,16 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.asset.EmptyAsset;
-import org.jboss.shrinkwrap.api.asset.StringAsset;
-import org.jboss.shrinkwrap.api.spec.JavaArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -54,7 +43,6 @@ class KeyOrderIT {
 
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
-    private static final List<String> CHANNELS = List.of("probe-key-grouped", "probe-key-single");
     private static final String API = TestEnv.url("/billing/api");
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -62,37 +50,8 @@ class KeyOrderIT {
 
     @Deployment
     static WebArchive deployment() throws Exception {
-        StringBuilder config = new StringBuilder();
-        List<NewTopic> topics = new ArrayList<>();
-        for (String channel : CHANNELS) {
-            String p = "mp.messaging.incoming." + channel + ".";
-            config.append(p).append("connector=inbox-kafka\n")
-                    .append(p).append("topic=").append(topic(channel)).append('\n')
-                    .append(p).append("group.id=it-").append(channel).append('-').append(RUN).append('\n')
-                    .append(p).append("bootstrap.servers=").append(TestEnv.BOOTSTRAP).append('\n')
-                    .append(p).append("key.deserializer=").append(StringDeserializer.class.getName()).append('\n')
-                    .append(p).append("value.deserializer=").append(StringDeserializer.class.getName()).append('\n')
-                    .append(p).append("auto.offset.reset=earliest\n")
-                    .append("inbox.consumer.").append(channel).append(".dead-letter.order=key\n")
-                    .append("inbox.consumer.").append(channel).append(".retry.max-attempts=1\n");
-            topics.add(new NewTopic(topic(channel), 1, (short) 1));
-        }
-        config.append("mp.messaging.incoming.probe-key-single.group.max-size=1\n");
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestEnv.BOOTSTRAP))) {
-            admin.createTopics(topics).all().get();
-        }
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/"
-                + System.getenv().getOrDefault("DB_NAME", "billing"), "postgres", "");
-             Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS key_order_effect (id bigint GENERATED ALWAYS AS IDENTITY, "
-                    + "consumer text NOT NULL, record_key text NOT NULL, seq integer NOT NULL, event_id text NOT NULL)");
-            s.execute("CREATE TABLE IF NOT EXISTS key_order_poison (event_id text PRIMARY KEY)");
-        }
-        JavaArchive probes = ShrinkWrap.create(JavaArchive.class, "key-order-probes.jar")
-                .addClass(KeyOrderProbe.class)
-                .addAsManifestResource(EmptyAsset.INSTANCE, "beans.xml")
-                .addAsManifestResource(new StringAsset(config.toString()), "microprofile-config.properties");
-        return Deployments.billingWithProbes().addAsLibrary(probes);
+        return Deployments.billingWithProbes().addAsLibrary(KeyOrderProbes.archive(KeyOrderIT::topic,
+                "mp.messaging.incoming.probe-key-single.group.max-size=1\n"));
     }
 
     private static String topic(String channel) {
