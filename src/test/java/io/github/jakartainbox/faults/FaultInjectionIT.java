@@ -55,7 +55,8 @@ class FaultInjectionIT {
     private static final Duration CANARY = Duration.ofSeconds(60);
     /**
      * Scenario numbers to run ({@code -Dfaults.scenarios=1,5}); by default all but 15, the rebalance storm, which
-     * takes 6 to 10 minutes at N = 1,000 (16, the leader's broker killed, represents issue 26's scenarios in the cut).
+     * takes 6 to 10 minutes at N = 1,000 (16, the leader's broker killed, represents issue 26's scenarios in the cut),
+     * and 20, poison in the middle of key sequences, about 5 minutes at N = 1,000 (three starts of two servers).
      */
     private static final String SCENARIOS = System.getProperty("faults.scenarios",
             "1,2,3,4,5,6,7,8,9,10,11,12,13,14,16,17,18,19");
