@@ -55,7 +55,8 @@ class FaultInjectionIT {
     private static final Duration CANARY = Duration.ofSeconds(60);
     /**
      * Scenario numbers to run ({@code -Dfaults.scenarios=1,5}); by default all but 15, the rebalance storm, which
-     * takes 6 to 10 minutes at N = 1,000 (16, the leader's broker killed, represents issue 26's scenarios in the cut).
+     * takes 6 to 10 minutes at N = 1,000 (16, the leader's broker killed, represents issue 26's scenarios in the cut),
+     * and 20, poison in the middle of key sequences, about 5 minutes at N = 1,000 (three starts of two servers).
      */
     private static final String SCENARIOS = System.getProperty("faults.scenarios",
             "1,2,3,4,5,6,7,8,9,10,11,12,13,14,16,17,18,19");
@@ -76,12 +77,14 @@ class FaultInjectionIT {
     /** Scenarios on a three-broker cluster of their own instead of the suite's broker. */
     private static final java.util.Set<Integer> ON_A_CLUSTER = java.util.Set.of(16);
     /** Scenarios whose orders have several events each, checked for per-key order of effects ({@link KeyOrder}). */
-    private static final java.util.Set<Integer> KEYED = java.util.Set.of(15, 16);
+    private static final java.util.Set<Integer> KEYED = java.util.Set.of(15, 16, 20);
+    /** Scenarios whose poison records take the place of an event in the middle of an order's sequence. */
+    private static final java.util.Set<Integer> POISON_IN_SEQUENCES = java.util.Set.of(20);
     /** Events per order in those scenarios. */
     private static final int EVENTS_PER_KEY = 5;
     /** Scenarios whose fault sends the records itself, while it runs. */
     private static final java.util.Set<Integer> SENT_DURING_THE_FAULT = java.util.Set.of(12, 13, 14, 15, 16, 17, 18,
-            19);
+            19, 20);
     /** Partitions of the orders topic made again by scenarios 18 and 19. */
     private static final int REMADE_PARTITIONS = 8;
 
@@ -175,6 +178,10 @@ class FaultInjectionIT {
                 tests.add(scenario(19, "orders topic deleted, made again with 1 partition by a producer's record, "
                         + "widened to " + REMADE_PARTITIONS + " while records flow" + suffix, 3, mode,
                         run -> remakeTopic(run, true)));
+                // dead-letter order by key is an inbox-kafka mode: liberty-kafka channels refuse it (INBOX0627E)
+                tests.add(scenario(20, "poison in the middle of orders' sequences, dead-letter order by key, kill -9; "
+                        + "heads discarded by two servers at once, one killed meanwhile" + suffix,
+                        Math.min(100, EVENTS / EVENTS_PER_KEY / 2), mode, this::poisonInSequences));
                 tests.add(scenario(15, "rebalance storm: three servers stopped and killed in turn while events "
                         + "flow" + suffix, 3, mode, this::rebalanceStorm));
             }
@@ -367,6 +374,138 @@ class FaultInjectionIT {
         log(run, String.format("%,d of %,d records sent with a forged re-drive aim", forged, run.records.size()));
     }
 
+    /**
+     * Issue 43's scenario: both consumers of the orders topic keep dead-letter order by key; a poison record with
+     * its order's key in the middle of each poisoned order's sequence (sent 1 to 4 times) is dead-lettered and parks
+     * the order's later records. The records flow in 20 slices, one a second, to two servers; at 30 % faults-b is
+     * killed with SIGKILL and started again once its partitions moved. Once every record is consumed, each
+     * consumer must hold one open sequence per poisoned order, with records parked. Then the operator, deciding that
+     * the poison heads need no processing, discards each sequence's head through the REST API, the same call to both
+     * servers at once (one releases, the other is refused with 409 {@code BILLING0267E} or finds it closed, 404
+     * {@code BILLING0268E}); faults-b is killed while the releases run and started again, and the calls repeat until
+     * no sequence is open (a release cut by the kill is taken over once its lease, 10 s here, expired; a poison
+     * record parked behind its own first copy heads the sequence again and is discarded in turn). No answer may be
+     * another status, and no sequence may close twice; at the end nothing is parked, and every poison dead letter
+     * was discarded.
+     */
+    private void poisonInSequences(FaultRun run) throws Exception {
+        run.settings.putAll(Map.of("INBOX_CONSUMER_BILLING_DEAD_LETTER_ORDER", "key",
+                "INBOX_CONSUMER_ANALYTICS_DEAD_LETTER_ORDER", "key", "INBOX_RETRY_MAX_ATTEMPTS", "2",
+                "INBOX_DEAD_LETTER_REDRIVE_LEASE", "PT10S"));
+        Db db = postgres.db(run.database);
+        int poisoned = run.poisonAt.size();
+        parallel(() -> start(run, a), () -> start(run, b));
+        ExecutorService sender = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> sending = sendInSlices(sender, run, 20);
+            at(run, 0.3, "kill -9 faults-b (faults-a takes its partitions after the session timeout)");
+            b.kill();
+            Thread.sleep(REBALANCE.toMillis());
+            start(run, b);
+            sending.get();
+            log(run, "all records sent");
+        } finally {
+            sender.shutdownNow();
+        }
+        long lag = Waiting.lastValue(poll(PROCESSING, 500), () -> kafka.lag(run.billingGroup, run.topic)
+                + kafka.lag(run.analyticsGroup, run.topic), n -> n == 0);
+        String open = "SELECT count(*) FROM inbox_key_sequence WHERE consumer = ?";
+        long openBilling = db.await(STALL, n -> n >= poisoned, open, "billing");
+        long openAnalytics = db.await(STALL, n -> n >= poisoned, open, "analytics");
+        long parked = db.number("SELECT count(*) FROM inbox_parked WHERE dead_letter_id IS NULL");
+        log(run, String.format("all records consumed (lag %d): sequences open billing %d, analytics %d (%d poisoned "
+                + "orders); %,d records parked", lag, openBilling, openAnalytics, poisoned, parked));
+        run.checks.add(() -> assertEquals(poisoned, openBilling, "billing's open sequences once all was consumed"));
+        run.checks.add(() -> assertEquals(poisoned, openAnalytics, "analytics' open sequences once all was consumed"));
+        run.checks.add(() -> assertTrue(parked > 0, "records parked behind the poison heads"));
+
+        Map<String, AtomicLong> answers = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, AtomicLong> closed = new java.util.concurrent.ConcurrentHashMap<>();
+        List<String> unexpected = java.util.Collections.synchronizedList(new ArrayList<>());
+        ExecutorService operators = Executors.newFixedThreadPool(8);
+        try {
+            for (int round = 1; round <= 10; round++) {
+                List<String> sequences = db.texts("SELECT consumer || ' ' || record_key FROM inbox_key_sequence "
+                        + "ORDER BY id");
+                if (sequences.isEmpty()) {
+                    break;
+                }
+                boolean kill = round == 1;
+                log(run, String.format("round %d: discard-head of %d open sequences, each on faults-a and faults-b "
+                        + "at once%s", round, sequences.size(), kill ? "; kill -9 faults-b after a third" : ""));
+                AtomicLong answered = new AtomicLong();
+                List<Future<?>> calls = new ArrayList<>();
+                for (String sequence : sequences) {
+                    String[] f = sequence.split(" ", 2);
+                    String path = "/dead-letters/sequences/discard-head?consumer=" + f[0] + "&key="
+                            + java.net.URLEncoder.encode(f[1], java.nio.charset.StandardCharsets.UTF_8);
+                    for (FaultServer server : new FaultServer[] {a, b}) {
+                        calls.add(operators.submit(() -> {
+                            String answer;
+                            try {
+                                java.net.http.HttpResponse<String> r = server.postAsOperator(path);
+                                String body = r.body();
+                                answer = r.statusCode() == 200 ? "200 " + (body.contains("\"CLOSED\"") ? "CLOSED"
+                                        : body.contains("\"STOPPED\"") ? "STOPPED" : body)
+                                        : r.statusCode() == 409 && body.contains("BILLING0267E") ? "409 BILLING0267E"
+                                        : r.statusCode() == 404 && body.contains("BILLING0268E") ? "404 BILLING0268E"
+                                        : r.statusCode() + " " + body;
+                                if (answer.equals("200 CLOSED")) {
+                                    closed.computeIfAbsent(sequence, k -> new AtomicLong()).incrementAndGet();
+                                }
+                            } catch (java.io.IOException e) {
+                                answer = server + " no answer";
+                            }
+                            if (!answer.matches("200 (CLOSED|STOPPED)|409 BILLING0267E|404 BILLING0268E")
+                                    && !(kill && answer.equals(b + " no answer"))) {
+                                unexpected.add(server + ", " + sequence + ": " + answer);
+                            }
+                            answers.computeIfAbsent(answer, k -> new AtomicLong()).incrementAndGet();
+                            answered.incrementAndGet();
+                            return null;
+                        }));
+                    }
+                }
+                if (kill) {
+                    Waiting.reached(poll(PROCESSING, 50), () -> answered.get() >= calls.size() / 3);
+                    log(run, String.format("kill -9 faults-b after %d of %d answers", answered.get(), calls.size()));
+                    b.kill();
+                }
+                for (Future<?> call : calls) {
+                    call.get();
+                }
+                if (kill) {
+                    start(run, b);
+                }
+                log(run, "answers so far: " + new java.util.TreeMap<>(answers));
+                if (db.number("SELECT count(*) FROM inbox_key_sequence") > 0) {
+                    Thread.sleep(11_000); // a release cut by the kill holds its lease (10 s) until it expires
+                }
+            }
+        } finally {
+            operators.shutdownNow();
+        }
+        long openLeft = db.number("SELECT count(*) FROM inbox_key_sequence");
+        long parkedLeft = db.number("SELECT count(*) FROM inbox_parked");
+        long poisonOpen = db.number("SELECT count(*) FROM " + Db.DEAD_LETTERS + " WHERE payload LIKE ? "
+                + "AND discarded_at IS NULL", "%" + FaultRun.POISON + "%");
+        long twice = closed.values().stream().filter(n -> n.get() > 1).count();
+        log(run, String.format("after the operator: %d sequences open, %d records parked, %d poison dead letters not "
+                + "discarded, %d sequences closed twice, %d unexpected answers%s", openLeft, parkedLeft, poisonOpen,
+                twice, unexpected.size(), unexpected.isEmpty() ? "" : ": " + unexpected.subList(0,
+                        Math.min(5, unexpected.size()))));
+        long granted = answers.entrySet().stream().filter(e -> e.getKey().startsWith("200")).mapToLong(e -> e.getValue()
+                .get()).sum();
+        long taken = answers.getOrDefault("409 BILLING0267E", new AtomicLong()).get();
+        run.checks.add(() -> assertEquals(0, openLeft, "sequences left open after the operator's discards"));
+        run.checks.add(() -> assertEquals(0, parkedLeft, "records left parked after the operator's discards"));
+        run.checks.add(() -> assertEquals(0, poisonOpen, "poison dead letters not discarded"));
+        run.checks.add(() -> assertEquals(0, twice, "sequences closed by two calls"));
+        run.checks.add(() -> assertEquals(List.of(), unexpected, "answers other than 200, 409 BILLING0267E, "
+                + "404 BILLING0268E (and no answer from the killed server)"));
+        log(run, String.format("releases answered 200: %d, refused 409 BILLING0267E: %d", granted, taken));
+    }
+
     private void poisonOnly(FaultRun run) throws Exception {
         start(run, a);
     }
@@ -502,7 +641,7 @@ class FaultInjectionIT {
         String fault = number + ". " + name;
         return dynamicTest(fault, () -> {
             FaultRun run = new FaultRun(fault, events, poison, RANDOM, mode, transactional, mailFaults,
-                    KEYED.contains(number) ? EVENTS_PER_KEY : 1);
+                    KEYED.contains(number) ? EVENTS_PER_KEY : 1, POISON_IN_SEQUENCES.contains(number));
             System.out.printf("%s: run %s, %,d records%n", fault, run.id, run.records.size());
             Outcome outcome;
             ChainOutcome chain;
@@ -587,9 +726,14 @@ class FaultInjectionIT {
                 KeyOrder checked = order;
                 mailChecks.add(() -> assertTrue(checked.pairs() > 0, outcome.where() + "no pair of one order's "
                         + "events to check the order of"));
-                mailChecks.add(() -> assertEquals(0, checked.billingViolations() + checked.analyticsViolations(),
-                        outcome.where() + checked.describe()));
+                mailChecks.add(() -> assertEquals(0, checked.billingViolations() + checked.analyticsViolations()
+                        + checked.billingNotHeld() + checked.analyticsNotHeld(), outcome.where() + checked.describe()));
+                if (!run.poisonAt.isEmpty()) {
+                    mailChecks.add(() -> assertTrue(checked.spanning() > 0 && checked.held() > 0, outcome.where()
+                            + "no pair spanning a poison, or no effect behind one, to check: " + checked.describe()));
+                }
             }
+            mailChecks.addAll(run.checks);
             outcome.assertGuarantees(mailChecks);
         });
     }

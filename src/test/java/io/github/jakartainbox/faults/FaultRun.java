@@ -78,6 +78,15 @@ final class FaultRun {
     final int perKey;
     /** Each good event's sequence number within its order (1 when {@link #perKey} is 1). */
     final Map<String, Integer> sequence = new HashMap<>();
+    /**
+     * Orders with a poison record in the middle of their sequence (scenario 20): the order id (the record key) and the
+     * sequence number the poison took, its place among the order's events.
+     */
+    final Map<String, Integer> poisonAt = new HashMap<>();
+    /** Settings of the servers added to {@link #environment()} for every start of the run. */
+    final Map<String, String> settings = new HashMap<>();
+    /** Checks a fault adds to the scenario's own (asserted with them). */
+    final List<org.junit.jupiter.api.function.Executable> checks = new ArrayList<>();
 
     /** The example's default: inbox-kafka, up to group.max-size records per transaction. */
     static final String GROUPED = "grouped";
@@ -117,6 +126,16 @@ final class FaultRun {
      */
     FaultRun(String fault, int events, int poison, Random random, String mode, boolean transactional,
              boolean mailFaults, int perKey) {
+        this(fault, events, poison, random, mode, transactional, mailFaults, perKey, false);
+    }
+
+    /**
+     * @param poisonInSequences whether the {@code poison} messages take the place of an event in the middle of an
+     *                          order's sequence (with {@link #perKey} above 2), with the order's id as their record
+     *                          key, instead of being orders of their own ({@link #poisonAt})
+     */
+    FaultRun(String fault, int events, int poison, Random random, String mode, boolean transactional,
+             boolean mailFaults, int perKey, boolean poisonInSequences) {
         this.mode = mode;
         this.transactional = transactional;
         this.fault = fault;
@@ -128,12 +147,13 @@ final class FaultRun {
         this.mailerGroup = "mailer-" + id;
         this.database = "faults_" + id;
         this.perKey = perKey;
-        this.events = perKey > 1 ? SampleEvents.keyedEvents(id, events, perKey)
+        List<Event> good = perKey > 1 ? SampleEvents.keyedEvents(id, events, perKey)
                 : mailFaults ? withMailFaults(SampleEvents.events(id, events), id) : SampleEvents.events(id, events);
+        this.events = poisonInSequences ? new ArrayList<>(good) : good;
         for (int i = 0; i < this.events.size(); i++) {
             sequence.put(this.events.get(i).eventId(), perKey > 1 ? i % perKey + 1 : 1);
         }
-        this.poison = poison(id, poison);
+        this.poison = poisonInSequences ? poisonInSequences(good, poison, perKey) : poison(id, poison);
         List<Event> all = new ArrayList<>(SampleEvents.repeated(this.events, MAX_DELIVERIES, random));
         all.addAll(SampleEvents.repeated(this.poison, MAX_DELIVERIES, random));
         Collections.shuffle(all, random);
@@ -151,7 +171,7 @@ final class FaultRun {
         Map<String, List<Event>> byKey = new HashMap<>();
         for (int i = 0; i < shuffled.size(); i++) {
             Event e = shuffled.get(i);
-            if (sequence.containsKey(e.eventId())) {
+            if (rank(e) != null) {
                 places.computeIfAbsent(e.orderId(), k -> new ArrayList<>()).add(i);
                 byKey.computeIfAbsent(e.orderId(), k -> new ArrayList<>()).add(e);
             }
@@ -159,7 +179,7 @@ final class FaultRun {
         List<Event> arranged = new ArrayList<>(shuffled);
         byKey.forEach((key, records) -> {
             List<Event> firsts = new ArrayList<>(records.stream().distinct().toList());
-            firsts.sort(java.util.Comparator.comparing(e -> sequence.get(e.eventId())));
+            firsts.sort(java.util.Comparator.comparing(this::rank));
             List<Event> order = new ArrayList<>(firsts);
             List<Event> again = new ArrayList<>(records);
             firsts.forEach(again::remove); // one occurrence each: what is left are the redeliveries
@@ -173,6 +193,56 @@ final class FaultRun {
             }
         });
         return arranged;
+    }
+
+    /**
+     * @return an event's place in its order's sequence: a good event's sequence number, or the place of a poison
+     *         record in the middle of a sequence; {@code null} for a poison message of its own
+     */
+    private Integer rank(Event e) {
+        Integer s = e.eventId() == null ? null : sequence.get(e.eventId());
+        if (s != null) {
+            return s;
+        }
+        return poisonAt.containsKey(e.orderId()) && e.json().contains(POISON) ? poisonAt.get(e.orderId()) : null;
+    }
+
+    /**
+     * Replaces the middle event of {@code count} orders, spread over all orders, by a poison record with the order's
+     * key and the replaced event's sequence number, failing on every delivery in turn as {@link #poison} does (its JSON
+     * also names it, {@code "note":"<run>-poison-<i>"}, so that its dead letter is told from good ones). The replaced
+     * events leave {@link #events}; each order keeps its other events' sequence numbers, so the poison is a gap that
+     * {@link KeyOrder} steps over.
+     */
+    private List<Event> poisonInSequences(List<Event> all, int count, int perKey) {
+        if (count == 0) {
+            return List.of();
+        }
+        if (perKey < 3) {
+            throw new IllegalArgumentException("a poison in the middle of a sequence needs 3 or more events per key");
+        }
+        int orders = all.size() / perKey;
+        if (count > orders) {
+            throw new IllegalArgumentException(count + " poisoned orders of " + orders);
+        }
+        int middle = (perKey + 1) / 2;
+        List<Event> list = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            Event replaced = all.get((int) ((long) i * orders / count) * perKey + middle - 1);
+            events.remove(replaced);
+            sequence.remove(replaced.eventId());
+            poisonAt.put(replaced.orderId(), middle);
+            String json = "{\"note\":\"" + id + POISON + i + "\"," + replaced.json().substring(1);
+            list.add(switch (i % 3) {
+                case 0 -> new Event(replaced.eventId(), replaced.orderId(),
+                        json.substring(0, json.indexOf("\"amount\"")) + "\"amount\":");
+                case 1 -> new Event(replaced.eventId(), replaced.orderId(),
+                        json.replace("\"amount\":\"129.90\"", "\"amount\":true"));
+                default -> new Event(null, replaced.orderId(),
+                        json.replace("\"event_id\":\"" + replaced.eventId() + "\",", ""));
+            });
+        }
+        return list;
     }
 
     /**
@@ -257,6 +327,7 @@ final class FaultRun {
      */
     Map<String, String> environment() {
         Map<String, String> env = new HashMap<>(base());
+        env.putAll(settings);
         if (PER_MESSAGE.equals(mode)) {
             env.put("MP_MESSAGING_INCOMING_ORDERS_BILLING_CONNECTOR", "liberty-kafka");
             env.put("MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_CONNECTOR", "liberty-kafka");
@@ -379,6 +450,7 @@ final class FaultRun {
 
     /** @return good records sent, canary included: deliveries each consumer either processes or skips */
     long goodRecords() {
-        return records.stream().filter(r -> !r.orderId().contains(POISON)).count() + 1;
+        java.util.Set<Event> bad = new java.util.HashSet<>(poison);
+        return records.stream().filter(r -> !bad.contains(r)).count() + 1;
     }
 }

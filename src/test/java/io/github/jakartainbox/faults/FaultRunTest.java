@@ -46,4 +46,35 @@ class FaultRunTest {
         }
         assertTrue(outOfOrderRedeliveries > 0, "some redeliveries come after later events of their order");
     }
+
+    @Test
+    void aPoisonInTheMiddleOfAnOrderTakesAnEventsPlaceWithTheOrdersKey() {
+        FaultRun run = new FaultRun("t", 500, 50, new Random(11), FaultRun.GROUPED, false, false, 5, true);
+
+        assertEquals(450, run.events.size(), "the poisoned orders' middle events replaced");
+        assertEquals(50, run.poison.size());
+        assertEquals(50, run.poisonAt.size(), "one poison per order");
+        assertTrue(run.poisonAt.values().stream().allMatch(at -> at == 3), "in the middle of 5");
+        Map<String, Integer> next = new HashMap<>();
+        Set<Event> seen = new HashSet<>();
+        long poisonRecords = 0;
+        for (Event e : run.records) {
+            boolean poison = run.poison.contains(e);
+            if (poison) {
+                poisonRecords++;
+                assertTrue(e.json().contains(FaultRun.POISON) && run.poisonAt.containsKey(e.orderId()),
+                        "keyed by its order: " + e);
+            }
+            if (!seen.add(e) || !run.poisonAt.containsKey(e.orderId())) {
+                continue;
+            }
+            int place = poison ? run.poisonAt.get(e.orderId()) : run.sequence.get(e.eventId());
+            int expected = next.getOrDefault(e.orderId(), 1);
+            assertEquals(expected, place, "first delivery of order " + e.orderId());
+            next.put(e.orderId(), place + 1);
+        }
+        assertTrue(poisonRecords > 50, "some poison records sent more than once");
+        assertEquals(Math.toIntExact(run.records.stream().filter(r -> !run.poison.contains(r)).count() + 1),
+                run.goodRecords(), "good records counted without the poison");
+    }
 }

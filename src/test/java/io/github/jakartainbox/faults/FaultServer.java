@@ -54,6 +54,8 @@ final class FaultServer {
 
     private boolean running;
     private long lastRead;
+    /** The operator's password of the current lifetime (random per start). */
+    private volatile String operatorPassword;
     private final List<Long> lifetimes = new ArrayList<>();
 
     /**
@@ -111,7 +113,8 @@ final class FaultServer {
         env.put("HTTP_PORT", String.valueOf(httpPort));
         env.put("HTTPS_PORT", String.valueOf(httpPort + 363));
         env.put("BILLING_READER_PASSWORD", UUID.randomUUID().toString());
-        env.put("BILLING_OPERATOR_PASSWORD", UUID.randomUUID().toString());
+        operatorPassword = UUID.randomUUID().toString();
+        env.put("BILLING_OPERATOR_PASSWORD", operatorPassword);
         server.environment(env);
         server.start();
         running = true;
@@ -122,6 +125,22 @@ final class FaultServer {
             throw new IllegalStateException(server.name() + ": /metrics shows no inbox gauges " + READY
                     + " after start");
         }
+    }
+
+    /**
+     * Sends a POST without a body to the example's REST API as its operator (user {@code operator}).
+     *
+     * @param path the path and query under {@code /billing/api}
+     * @return the answer
+     * @throws IOException when the server does not answer (not running, killed meanwhile)
+     */
+    HttpResponse<String> postAsOperator(String path) throws IOException, InterruptedException {
+        String credentials = java.util.Base64.getEncoder().encodeToString(("operator:" + operatorPassword)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/billing/api" + path))
+                .header("Authorization", "Basic " + credentials).timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     /** Reads the gauge (fresh), then stops the server gracefully; kills one left by a failed start. */

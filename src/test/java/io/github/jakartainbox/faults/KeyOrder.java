@@ -26,7 +26,12 @@ import java.util.Map;
  *       transaction on PostgreSQL's clock; one transaction commits its events together, and is not ordered
  *       within.</li>
  * </ul>
- * Each pair of consecutive events of an order (sequence s and s + 1) is one check.
+ * Each pair of consecutive events of an order (sequence s and s + 1) is one check; where a poison record took the
+ * place s + 1 (scenario 20, {@link FaultRun#poisonAt}), the pair s and s + 2 spans it and is checked instead.
+ *
+ * <p>Held (scenario 20): every effect of an event after its order's poison must have been made after the operator
+ * discarded that poison, the sequence's head, which released it: its inbox row's {@code processed_at} (the start
+ * of its transaction) later than the first {@code discarded} entry of the consumer's dead letter of that key.
  *
  * @param keys                orders checked (those with more than one event)
  * @param pairs               pairs of consecutive events checked per consumer
@@ -34,14 +39,24 @@ import java.util.Map;
  * @param billingViolations   billing's pairs whose effects are out of sequence order
  * @param analyticsSameTx     of analytics' pairs, those committed in one transaction (not ordered)
  * @param analyticsViolations analytics' pairs whose transactions started out of sequence order
+ * @param spanning            of the pairs, those that span a poison record (per consumer)
+ * @param held                effects checked for being held behind their order's poison (both consumers)
+ * @param billingNotHeld      billing's effects made before their order's poison was discarded
+ * @param analyticsNotHeld    same for analytics
  * @param examples            a few violations, for the failure message
  */
 record KeyOrder(long keys, long pairs, long billingSameTx, long billingViolations, long analyticsSameTx,
-                long analyticsViolations, List<String> examples) {
+                long analyticsViolations, long spanning, long held, long billingNotHeld, long analyticsNotHeld,
+                List<String> examples) {
 
-    /** An effect of one event: the transaction that committed it and its position in the order of effects. */
-    private record Effect(String key, int sequence, String tx, long across, long within) {
+    /**
+     * An effect of one event: the transaction that committed it, its position in the order of effects, and the
+     * start of its transaction (microseconds since the epoch, PostgreSQL's clock).
+     */
+    record Effect(String key, int sequence, String tx, long across, long within, long processedAt) {
     }
+
+    private static final java.util.regex.Pattern ORDER_ID = java.util.regex.Pattern.compile("\"order_id\":\"([^\"]+)\"");
 
     /** Reads the effects of a finished scenario whose orders have several events each. */
     static KeyOrder measure(FaultRun run, Db db) {
@@ -50,16 +65,68 @@ record KeyOrder(long keys, long pairs, long billingSameTx, long billingViolation
         Map<String, Integer> sequence = new HashMap<>();
         run.sequence.forEach((id, s) -> sequence.put(id.toLowerCase(java.util.Locale.ROOT), s));
         List<Effect> billing = effects(db.texts("SELECT concat_ws(' ', lower(v.event_id), i.xmin::text, "
-                + "substring(v.invoice_number FROM 5)::bigint, v.id) FROM invoice v JOIN inbox i "
+                + "substring(v.invoice_number FROM 5)::bigint, v.id, (extract(epoch FROM i.processed_at) * 1000000)::bigint) "
+                + "FROM invoice v JOIN inbox i "
                 + "ON i.consumer = 'billing' AND i.event_id = lower(v.event_id)"), keyOf, sequence);
         List<Effect> analytics = effects(db.texts("SELECT concat_ws(' ', event_id, xmin::text, "
-                + "(extract(epoch FROM processed_at) * 1000000)::bigint, 0) FROM inbox WHERE consumer = 'analytics'"),
+                + "(extract(epoch FROM processed_at) * 1000000)::bigint, 0, (extract(epoch FROM processed_at) * 1000000)"
+                + "::bigint) FROM inbox WHERE consumer = 'analytics'"),
                 keyOf, sequence);
         List<String> examples = new ArrayList<>();
-        long[] b = check("billing", billing, true, examples);
-        long[] a = check("analytics", analytics, false, examples);
+        long[] b = check("billing", billing, run.poisonAt, true, examples);
+        long[] a = check("analytics", analytics, run.poisonAt, false, examples);
         long keys = billing.stream().map(Effect::key).distinct().count();
-        return new KeyOrder(keys, b[0], b[1], b[2], a[1], a[2], examples);
+        long[] heldB = held("billing", billing, run.poisonAt, released(db, "billing"), examples);
+        long[] heldA = held("analytics", analytics, run.poisonAt, released(db, "analytics"), examples);
+        return new KeyOrder(keys, b[0], b[1], b[2], a[1], a[2], b[3], heldB[0] + heldA[0], heldB[1], heldA[1],
+                examples);
+    }
+
+    /**
+     * @return per record key, when the consumer's first dead letter of that key was first discarded (microseconds
+     *         since the epoch): the moment the operator released what waited behind it
+     */
+    private static Map<String, Long> released(Db db, String consumer) {
+        Map<String, Long> released = new HashMap<>();
+        for (String row : db.texts("SELECT concat_ws(' ', (extract(epoch FROM min(h.at)) * 1000000)::bigint, "
+                + "coalesce(payload, '')) FROM inbox_dead_letter_history h JOIN " + Db.DEAD_LETTERS_D
+                + " ON d.id = h.dead_letter_id WHERE h.kind = 'discarded' AND d.consumer = ? GROUP BY d.id, payload",
+                consumer)) {
+            String[] f = row.split(" ", 2);
+            java.util.regex.Matcher m = ORDER_ID.matcher(f.length > 1 ? f[1] : "");
+            if (m.find()) {
+                released.merge(m.group(1), Long.parseLong(f[0]), Math::min);
+            }
+        }
+        return released;
+    }
+
+    /**
+     * @param poisonAt per record key, the place of its poison record (keys without one are not checked)
+     * @param released per record key, when its poison was discarded ({@link #released})
+     * @return effects checked, effects made before their key's poison was discarded (or never discarded)
+     */
+    static long[] held(String consumer, List<Effect> effects, Map<String, Integer> poisonAt,
+                       Map<String, Long> released, List<String> examples) {
+        long checked = 0;
+        long early = 0;
+        for (Effect e : effects) {
+            Integer at = poisonAt.get(e.key());
+            if (at == null || e.sequence() < at) {
+                continue;
+            }
+            checked++;
+            Long discarded = released.get(e.key());
+            if (discarded == null || e.processedAt() <= discarded) {
+                early++;
+                if (examples.size() < 5) {
+                    examples.add(String.format("%s: order %s, event %d (after the poison at %d) took effect %s",
+                            consumer, e.key(), e.sequence(), at, discarded == null ? "but the poison was never "
+                                    + "discarded" : (discarded - e.processedAt()) + " µs before the poison was discarded"));
+                }
+            }
+        }
+        return new long[] {checked, early};
     }
 
     private static List<Effect> effects(List<String> rows, Map<String, String> keyOf, Map<String, Integer> sequence) {
@@ -68,31 +135,40 @@ record KeyOrder(long keys, long pairs, long billingSameTx, long billingViolation
             String[] f = row.split(" ");
             String key = keyOf.get(f[0]);
             if (key != null) { // the canary has no predecessor
-                effects.add(new Effect(key, sequence.get(f[0]), f[1], Long.parseLong(f[2]), Long.parseLong(f[3])));
+                effects.add(new Effect(key, sequence.get(f[0]), f[1], Long.parseLong(f[2]), Long.parseLong(f[3]),
+                        Long.parseLong(f[4])));
             }
         }
         return effects;
     }
 
     /**
+     * @param poisonAt     per record key, the place of a poison record in its sequence: the pair around it is checked
      * @param ordersWithin whether effects of one transaction are ordered ({@link Effect#within})
-     * @return pairs checked, pairs in one transaction, violations
+     * @return pairs checked, pairs in one transaction, violations, pairs that span a poison record
      */
-    private static long[] check(String consumer, List<Effect> effects, boolean ordersWithin, List<String> examples) {
+    static long[] check(String consumer, List<Effect> effects, Map<String, Integer> poisonAt, boolean ordersWithin,
+                        List<String> examples) {
         Map<String, List<Effect>> byKey = new HashMap<>();
         effects.forEach(e -> byKey.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e));
         long pairs = 0;
         long sameTx = 0;
         long violations = 0;
+        long spanning = 0;
         for (List<Effect> list : byKey.values()) {
             list.sort(Comparator.comparingInt(Effect::sequence));
             for (int i = 1; i < list.size(); i++) {
                 Effect before = list.get(i - 1);
                 Effect after = list.get(i);
-                if (after.sequence() != before.sequence() + 1) {
+                boolean spans = after.sequence() == before.sequence() + 2
+                        && Integer.valueOf(before.sequence() + 1).equals(poisonAt.get(before.key()));
+                if (after.sequence() != before.sequence() + 1 && !spans) {
                     continue; // an event without effect is counted as lost by Outcome
                 }
                 pairs++;
+                if (spans) {
+                    spanning++;
+                }
                 boolean oneTx = before.tx().equals(after.tx());
                 if (oneTx) {
                     sameTx++;
@@ -110,19 +186,21 @@ record KeyOrder(long keys, long pairs, long billingSameTx, long billingViolation
                 }
             }
         }
-        return new long[] {pairs, sameTx, violations};
+        return new long[] {pairs, sameTx, violations, spanning};
     }
 
     /** @return the table cell: violations billing / analytics */
     String cell() {
-        return billingViolations + " / " + analyticsViolations;
+        return billingViolations + " / " + analyticsViolations + (held == 0 ? ""
+                : "; released early " + billingNotHeld + " / " + analyticsNotHeld + " of " + held);
     }
 
     /** @return one line for the scenario's log */
     String describe() {
         return String.format("per-key order: %,d orders, %,d pairs of consecutive events per consumer; billing %,d "
                         + "in one transaction, %d out of order; analytics %,d in one transaction (not ordered), %d out "
-                        + "of order%s", keys, pairs, billingSameTx, billingViolations, analyticsSameTx,
-                analyticsViolations, examples.isEmpty() ? "" : ": " + String.join("; ", examples));
+                        + "of order; %,d pairs span a poison record; %,d effects behind a poison, made before it was "
+                        + "discarded: billing %d, analytics %d%s", keys, pairs, billingSameTx, billingViolations,
+                analyticsSameTx, analyticsViolations, spanning, held, billingNotHeld, analyticsNotHeld, examples.isEmpty() ? "" : ": " + String.join("; ", examples));
     }
 }

@@ -11,7 +11,11 @@ import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.inject.Inject;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -24,6 +28,10 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * {@code Message} gets one whose {@code unwrap(ConsumerRecord.class)} is the record made again (topic, partition,
  * offset, key as text, headers, value); a method taking the payload gets the value. The call goes through the
  * method's interceptor, so the inbox claims it.
+ *
+ * <p>The value is given in the type the method declares: a record stored as text (its bytes were UTF-8) goes to a
+ * method of {@code byte[]} (or {@code Message<byte[]>}, a channel with {@code ByteArrayDeserializer}) as those bytes
+ * again; otherwise as stored.
  */
 @ApplicationScoped
 public class KafkaRedelivery implements RecordRedelivery {
@@ -42,14 +50,15 @@ public class KafkaRedelivery implements RecordRedelivery {
         if (method == null) {
             throw new IllegalArgumentException("no @Incoming method of consumer " + consumer + " in this application");
         }
+        Object declared = asDeclared(method, value);
         ConsumerRecord<Object, Object> made = new ConsumerRecord<>(record.topic(), record.partition(),
-                record.offset(), record.key(), value);
+                record.offset(), record.key(), declared);
         for (Map.Entry<String, byte[]> header : record.headers()) {
             made.headers().add(header.getKey(), header.getValue());
         }
         Message<?> message = new KafkaRecordMessage(made).message();
         Object bean = CDI.current().select(method.getDeclaringClass()).get();
-        Object argument = Delivery.messageParameterIndex(method) >= 0 ? message : value;
+        Object argument = Delivery.messageParameterIndex(method) >= 0 ? message : declared;
         Exception[] thrown = new Exception[1];
         RedriveAim.delivering(message, () -> {
             try {
@@ -66,6 +75,25 @@ public class KafkaRedelivery implements RecordRedelivery {
         if (thrown[0] != null) {
             throw thrown[0];
         }
+    }
+
+    /**
+     * @param method the consumer's method, of one parameter: the payload or a {@code Message} of it
+     * @param value  the stored value: text, bytes (not UTF-8) or {@code null}
+     * @return the value's UTF-8 bytes when it is text and the method declares {@code byte[]} as its payload, else
+     *         {@code value}
+     */
+    static Object asDeclared(Method method, Object value) {
+        if (!(value instanceof String text)) {
+            return value;
+        }
+        Type payload = method.getGenericParameterTypes()[0];
+        if (payload instanceof ParameterizedType message && Message.class.equals(message.getRawType())) {
+            payload = message.getActualTypeArguments()[0];
+        }
+        boolean bytes = byte[].class.equals(payload)
+                || payload instanceof GenericArrayType array && byte.class.equals(array.getGenericComponentType());
+        return bytes ? text.getBytes(StandardCharsets.UTF_8) : value;
     }
 
     /** @return the consumer's {@code @Incoming} method, {@code null} when this application has none */
