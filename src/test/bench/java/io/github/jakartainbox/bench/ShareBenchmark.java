@@ -38,6 +38,8 @@ public final class ShareBenchmark {
     static final String DB = "inbox_bench_share";
     private static final int HTTP_PORT = 9483;
     private static final BenchServer SERVER = new BenchServer("share-bench", HTTP_PORT);
+    /** A share consumer's {@code max.poll.records} with {@code share.acquire.mode=record_limit}. */
+    static final int SHARE_POLL_RECORDS = 100;
 
     /** One configuration: its channel, its label, its consumers, whether the handler waits. */
     record Config(String channel, String label, int consumers, boolean share, boolean call) {
@@ -209,6 +211,10 @@ public final class ShareBenchmark {
                 v.put(p + "group.type", "share");
                 v.put(p + "share.auto.offset.reset", "earliest");
                 v.put(p + "concurrency", Integer.toString(c.consumers()));
+                // each poll acquires at most a group's records: by default (batch_optimized) the first consumer
+                // acquires whole broker batches, up to the backlog, and the others find nothing to take
+                v.put(p + "share.acquire.mode", "record_limit");
+                v.put(p + "max.poll.records", Integer.toString(SHARE_POLL_RECORDS));
             } else {
                 v.put(p + "auto.offset.reset", "earliest");
             }
@@ -220,8 +226,9 @@ public final class ShareBenchmark {
                          long expected, String loadBefore, String loadAfter) throws Exception {
         StringBuilder out = new StringBuilder();
         out.append(String.format("Run %s on %s, PostgreSQL %s, Open Liberty %s, Kafka broker at %s, a topic of 1 "
-                        + "partition per configuration, groups of up to 100 in every channel. Load averages (1, 5, 15 "
-                        + "min) before: %s; after: %s. Command: `bin/benchmark share --events %d --call-events %d "
+                        + "partition per configuration, groups of up to 100 in every channel, share consumers with "
+                        + "share.acquire.mode=record_limit and max.poll.records=" + SHARE_POLL_RECORDS + ". Load "
+                        + "averages (1, 5, 15 min) before: %s; after: %s. Command: `bin/benchmark share --events %d --call-events %d "
                         + "--rounds %d`. Per configuration a warm-up backlog, then %d of %,d events (%,d with the "
                         + "%d ms call).%n%n",
                 Load.now(), Load.machine(), BenchServer.pgVersion(DB),
