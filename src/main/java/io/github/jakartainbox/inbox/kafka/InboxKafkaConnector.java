@@ -59,9 +59,8 @@ import org.eclipse.microprofile.reactive.streams.operators.ReactiveStreams;
  * loses commits loses their offsets with them, see {@link OffsetChoice}; or {@code kafka}: Kafka's committed offsets
  * only); {@code group.type} ({@code classic}, the default, or {@code share}: a KIP-932 share group read by
  * {@link ShareLoop}, one record per transaction unless {@code group.max-size} says more, which refuses
- * {@code offset-store} and the consumer keys a
- * share consumer rejects). Defaults differing from the
- * Kafka client's: {@code isolation.level=read_committed}, {@code enable.auto.commit=false} (required),
+ * {@code offset-store} and the consumer keys a share consumer rejects). Defaults differing from the Kafka client's:
+ * {@code isolation.level=read_committed}, {@code enable.auto.commit=false} (required),
  * {@code metadata.max.age.ms=30000} (partitions added to a topic are read within it and a rebalance).
  * Needs the feature {@code concurrent-3.0} ({@code INBOX0600E}).
  */

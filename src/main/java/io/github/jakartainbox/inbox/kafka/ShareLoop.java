@@ -29,7 +29,9 @@ import org.apache.kafka.common.errors.WakeupException;
  * acknowledgement mode acquires records; each goes through the per-message path (the inbox's claim and the method in
  * a JTA transaction of the inbox's own, with its failure policy and dead letters) and is acknowledged once that
  * path settled it: {@code ACCEPT} after its commit or after a duplicate was skipped, {@code REJECT} after its dead
- * letter was recorded (the inbox's dead letter keeps it; the broker archives it at once).
+ * letter was recorded (the inbox's dead letter keeps it; the broker archives it at once). With {@code group.max-size}
+ * above 1 a poll's records run as a classic channel's group instead ({@link #deliverGroup}), accepted after its
+ * commit; a group that rolls back runs through the per-message path one record at a time.
  *
  * <p>Before its consumer joins, the channel sets the group's config and reads the limits it works within: the
  * delivery count limit (a record's earlier deliveries count as the inbox's attempts, so that the failure policy
