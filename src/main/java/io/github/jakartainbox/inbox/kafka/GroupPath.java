@@ -87,9 +87,11 @@ public class GroupPath implements DeliveryPath.Enclosing {
                     }
                     // as far as the inbox knows: the group commits
                     call.span().outcome(DeliveryOutcome.PROCESSED, null);
+                    call.tell(DeliveryOutcome.PROCESSED); // a share record is accepted after the group's commit
                 }
                 case DUPLICATE -> {
                     call.span().outcome(DeliveryOutcome.DUPLICATE, null);
+                    call.tell(DeliveryOutcome.DUPLICATE);
                     group.afterCommit(() -> statistics.duplicateSkipped(consumer.name()));
                     InboxMessage.INBOX0101I.log(consumer.name(), eventId);
                 }

@@ -110,7 +110,8 @@ final class InboxKafkaChannel implements Publisher<Message<?>>, Subscription {
         this.settings = settings;
         this.threads = threads;
         this.loop = settings.share() ? null : new PollLoop(this, transaction, inbox, offsets, clients);
-        this.shareLoop = settings.share() ? new ShareLoop(this, threads, clients) : null;
+        this.shareLoop = settings.share() ? new ShareLoop(this, threads, clients,
+                new GroupTransaction(this, transaction, inbox, null, null, null)) : null;
     }
 
     /** @param action what to run when partitions are assigned to this channel's consumer (a rebalance) */

@@ -58,9 +58,9 @@ import org.eclipse.microprofile.reactive.streams.operators.ReactiveStreams;
  * {@code inbox_kafka_offset} in the group's transaction and read at assignment, so that a database failover that
  * loses commits loses their offsets with them, see {@link OffsetChoice}; or {@code kafka}: Kafka's committed offsets
  * only); {@code group.type} ({@code classic}, the default, or {@code share}: a KIP-932 share group read by
- * {@link ShareLoop}, one record per transaction, which refuses the classic-only attributes and the consumer keys a
- * share consumer rejects). Defaults differing from the
- * Kafka client's: {@code isolation.level=read_committed}, {@code enable.auto.commit=false} (required),
+ * {@link ShareLoop}, one record per transaction unless {@code group.max-size} says more, which refuses
+ * {@code offset-store} and the consumer keys a share consumer rejects). Defaults differing from the Kafka client's:
+ * {@code isolation.level=read_committed}, {@code enable.auto.commit=false} (required),
  * {@code metadata.max.age.ms=30000} (partitions added to a topic are read within it and a rebalance).
  * Needs the feature {@code concurrent-3.0} ({@code INBOX0600E}).
  */
@@ -126,7 +126,8 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
             earlier.stop();
         }
         if (settings.share()) {
-            KafkaMessage.INBOX0622I.log(settings.channel(), settings.topics(), settings.groupId());
+            KafkaMessage.INBOX0622I.log(settings.channel(), settings.topics(), settings.groupId(),
+                    String.valueOf(settings.maxGroupSize()));
         } else {
             KafkaMessage.INBOX0602I.log(settings.channel(), settings.topics(), settings.groupId(),
                     String.valueOf(settings.maxGroupSize()), settings.groupTimeout(),
@@ -216,12 +217,8 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
             "heartbeat.interval.ms", "set the broker's group.share.heartbeat.interval.ms instead",
             "interceptor.classes", "a share consumer takes no interceptors");
 
-    /** Channel attributes of classic mode only: a share channel runs one record per transaction, offsets are the broker's. */
+    /** Channel attributes of classic mode only: a share group's progress is the broker's. */
     private static final List<ConfigKeyName> CLASSIC_ONLY = List.of(
-            new ConfigKeyName(ChannelAttributes.GROUP_MAX_SIZE.name(), "1",
-                    "a share channel runs one record per transaction: remove it or set 1"),
-            new ConfigKeyName(ChannelAttributes.MULTI_ROW_CLAIM.name(), null,
-                    "a share channel claims one record per transaction: remove it"),
             new ConfigKeyName(ChannelAttributes.OFFSETS_IN_DATABASE.name(), null,
                     "a share group's progress is the broker's, not an offset: remove it"));
 
@@ -257,9 +254,14 @@ public class InboxKafkaConnector implements IncomingConnectorFactory {
                 ChannelAttributes.read(config, channel, ChannelAttributes.SHARE_ISOLATION_LEVEL));
         ChannelAttributes.find(config, channel, ChannelAttributes.SHARE_AUTO_OFFSET_RESET)
                 .ifPresent(reset -> groupConfig.put(ChannelAttributes.SHARE_AUTO_OFFSET_RESET.name(), reset));
-        return new InboxKafkaChannel.Settings(channel, kafka, topics, groupId, 1, groupTimeout,
+        // one record per transaction unless the channel sets group.max-size: a share channel's scale is its consumers
+        int maxGroupSize = config.getOptionalValue(ChannelAttributes.GROUP_MAX_SIZE.name(), String.class).isPresent()
+                ? ChannelAttributes.read(config, channel, ChannelAttributes.GROUP_MAX_SIZE) : 1;
+        return new InboxKafkaChannel.Settings(channel, kafka, topics, groupId, maxGroupSize, groupTimeout,
                 Duration.ofMillis(500), ChannelAttributes.read(config, channel, ChannelAttributes.COMMIT_LAG_ALERT),
-                false, false, true, Map.copyOf(groupConfig),
+                maxGroupSize > 1 && ChannelAttributes.read(config, channel, ChannelAttributes.MULTI_ROW_CLAIM), false,
+                true,
+                Map.copyOf(groupConfig),
                 ChannelAttributes.read(config, channel, ChannelAttributes.SHARE_RENEW));
     }
 

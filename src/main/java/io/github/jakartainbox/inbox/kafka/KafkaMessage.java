@@ -48,8 +48,8 @@ public enum KafkaMessage implements CataloguedMessage {
             + "again every {4} ms, and this is said again at {5}."),
     INBOX0621E(Level.SEVERE, "Channel {0} (inbox-kafka, group.max-size {1}): method lacks @Idempotent and "
             + "@Transactional: after a rollback it runs with no transaction. Add one or set group.max-size=1."),
-    INBOX0622I(Level.INFO, "Channel {0} (inbox-kafka) reads {1} as share group {2}: one record per transaction, "
-            + "acknowledged after its commit."),
+    INBOX0622I(Level.INFO, "Channel {0} (inbox-kafka) reads {1} as share group {2}: up to {3} "
+            + "records per transaction, each acknowledged after its commit."),
     INBOX0623W(Level.WARNING, "Channel {0}: acknowledgements of {1} failed ({2}); those records come back and meet "
             + "their inbox rows. Said once per consumer, counted always."),
     INBOX0624W(Level.WARNING, "Channel {0}: the delivery of {1} has run {2} ms, past the lock ({3} ms): its poll''s {4} "

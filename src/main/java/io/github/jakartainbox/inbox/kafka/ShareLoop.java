@@ -29,7 +29,9 @@ import org.apache.kafka.common.errors.WakeupException;
  * acknowledgement mode acquires records; each goes through the per-message path (the inbox's claim and the method in
  * a JTA transaction of the inbox's own, with its failure policy and dead letters) and is acknowledged once that
  * path settled it: {@code ACCEPT} after its commit or after a duplicate was skipped, {@code REJECT} after its dead
- * letter was recorded (the inbox's dead letter keeps it; the broker archives it at once).
+ * letter was recorded (the inbox's dead letter keeps it; the broker archives it at once). With {@code group.max-size}
+ * above 1 a poll's records run as a classic channel's group instead ({@link #deliverGroup}), accepted after its
+ * commit; a group that rolls back runs through the per-message path one record at a time.
  *
  * <p>Before its consumer joins, the channel sets the group's config and reads the limits it works within: the
  * delivery count limit (a record's earlier deliveries count as the inbox's attempts, so that the failure policy
@@ -62,6 +64,8 @@ final class ShareLoop implements Runnable {
     private final InboxKafkaChannel.Clients clients;
     private final ThreadFactory threads;
     private final RepeatedNacks nacks = new RepeatedNacks();
+    /** Runs a group of records in one transaction; {@code null} when each record runs alone. */
+    private final GroupTransaction groups;
     private volatile ShareConsumer<Object, Object> consumer;
     /** Whether this consumer's first acknowledgement failure was logged (INBOX0623W). */
     private volatile boolean ackFailureSaid;
@@ -75,10 +79,20 @@ final class ShareLoop implements Runnable {
     private boolean expirySaid;
 
     ShareLoop(InboxKafkaChannel channel, ThreadFactory threads, InboxKafkaChannel.Clients clients) {
+        this(channel, threads, clients, null);
+    }
+
+    /**
+     * @param groups the transaction of a group of records ({@code group.max-size} above 1); {@code null} when each
+     *               record runs alone
+     */
+    ShareLoop(InboxKafkaChannel channel, ThreadFactory threads, InboxKafkaChannel.Clients clients,
+              GroupTransaction groups) {
         this.channel = channel;
         this.settings = channel.settings();
         this.clients = clients;
         this.threads = threads;
+        this.groups = settings.maxGroupSize() > 1 ? groups : null;
     }
 
     /** Interrupts a poll in progress. */
@@ -174,7 +188,7 @@ final class ShareLoop implements Runnable {
         }
     }
 
-    /** Delivers a poll's records one by one; releases those a stop leaves undone. */
+    /** Delivers a poll's records, in groups or one by one; releases those a stop leaves undone. */
     private void process(ShareConsumer<Object, Object> c, ConsumerRecords<Object, Object> records,
                          ExecutorService deliveries) throws InterruptedException {
         List<ConsumerRecord<Object, Object>> pending = new ArrayList<>(records.count());
@@ -183,6 +197,12 @@ final class ShareLoop implements Runnable {
         acquiredAt = System.nanoTime();
         expirySaid = false;
         while (!pending.isEmpty() && channel.running()) {
+            if (groups != null && pending.size() > 1) {
+                if (!deliverGroup(c, pending, deliveries)) {
+                    break;
+                }
+                continue;
+            }
             ConsumerRecord<Object, Object> record = pending.get(0);
             if (!deliver(c, record, pending, deliveries)) {
                 break;
@@ -193,6 +213,67 @@ final class ShareLoop implements Runnable {
             acknowledge(c, undone, AcknowledgeType.RELEASE);
         }
         channel.figures().released(pending.size());
+    }
+
+    /**
+     * Delivers the first records of the poll (up to {@code group.max-size}) in one transaction through the classic
+     * group's {@link GroupTransaction#inOne} and, once it committed, accepts each (a skipped duplicate too). A group
+     * that rolled back (a record failed, or its commit) is delivered again one by one through the per-record path,
+     * where the failing record is dead-lettered and rejected alone and the others accepted after their own commits;
+     * so is the first record when the group's transaction could not begin or the inbox is not ready. The poll's
+     * locks are renewed while the group runs, as while a record does.
+     *
+     * @return whether the records it took are settled and removed from {@code pending}; {@code false} when the channel
+     *         stopped first
+     */
+    private boolean deliverGroup(ShareConsumer<Object, Object> c, List<ConsumerRecord<Object, Object>> pending,
+                                 ExecutorService deliveries) throws InterruptedException {
+        List<ConsumerRecord<Object, Object>> group = List.copyOf(
+                pending.subList(0, Math.min(settings.maxGroupSize(), pending.size())));
+        Duration unrenewed = renew ? null : Duration.ofMillis(lockMillis(c));
+        List<KafkaRecordMessage> messages = group.stream()
+                .map(r -> KafkaRecordMessage.ofShare(r, deliveryLimit, unrenewed)).toList();
+        GroupTransaction.Run run = new GroupTransaction.Run(0, false, false, null);
+        if (groups.inboxReady()) {
+            Future<GroupTransaction.Run> running = deliveries.submit(() -> groups.inOne(messages, emitted -> true));
+            run = awaitGroup(c, running, pending, key(group.get(0)));
+        }
+        if (run.committed()) {
+            for (int i = 0; i < run.emitted(); i++) {
+                settle(c, group.get(i), messages.get(i).outcome());
+                pending.remove(group.get(i));
+            }
+            nacks.settled();
+            return true;
+        }
+        // rolled back, never begun, or nothing delivered: one by one, at least the first so that the poll moves on
+        for (ConsumerRecord<Object, Object> record : group.subList(0, Math.max(1, run.emitted()))) {
+            if (!deliver(c, record, pending, deliveries)) {
+                return false;
+            }
+            pending.remove(record);
+        }
+        return true;
+    }
+
+    /**
+     * Waits for a group's transaction to end (its own stop bounds it: a stopping channel delivers no more and commits
+     * what was delivered); renews the poll's locks when due, or says once when they have expired meanwhile.
+     */
+    private GroupTransaction.Run awaitGroup(ShareConsumer<Object, Object> c, Future<GroupTransaction.Run> running,
+                                            List<ConsumerRecord<Object, Object>> pending, String at)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        while (true) {
+            try {
+                return running.get(SLICE_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                return new GroupTransaction.Run(0, false, false, e.getCause());
+            } catch (TimeoutException e) {
+                renewIfDue(c, pending);
+                expiredIfDue(c, at, start, pending);
+            }
+        }
     }
 
     /**
@@ -294,14 +375,20 @@ final class ShareLoop implements Runnable {
                 continue;
             }
             renewIfDue(c, pending);
-            long lockNanos = TimeUnit.MILLISECONDS.toNanos(lockMillis(c));
-            if (!renew && !expirySaid && System.nanoTime() - acquiredAt > lockNanos) {
-                expirySaid = true;
-                channel.figures().locksExpired(pending.size());
-                KafkaMessage.INBOX0624W.log(settings.channel(), at,
-                        String.valueOf(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)),
-                        String.valueOf(lockMillis(c)), String.valueOf(pending.size()));
-            }
+            expiredIfDue(c, at, start, pending);
+        }
+    }
+
+    /** Without renewal, says once per poll that its locks expired while a delivery started at {@code start} ran. */
+    private void expiredIfDue(ShareConsumer<Object, Object> c, String at, long start,
+                              List<ConsumerRecord<Object, Object>> pending) {
+        long lockNanos = TimeUnit.MILLISECONDS.toNanos(lockMillis(c));
+        if (!renew && !expirySaid && System.nanoTime() - acquiredAt > lockNanos) {
+            expirySaid = true;
+            channel.figures().locksExpired(pending.size());
+            KafkaMessage.INBOX0624W.log(settings.channel(), at,
+                    String.valueOf(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)),
+                    String.valueOf(lockMillis(c)), String.valueOf(pending.size()));
         }
     }
 

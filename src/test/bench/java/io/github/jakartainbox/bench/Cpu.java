@@ -170,7 +170,7 @@ final class Cpu {
         }
         String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ').trim();
         if (cmd.endsWith("ws-server.jar mailbench") || cmd.endsWith("ws-server.jar scale-a")
-                || cmd.endsWith("ws-server.jar scale-b")) {
+                || cmd.endsWith("ws-server.jar scale-b") || cmd.endsWith("ws-server.jar share-bench")) {
             return "Liberty";
         }
         if (cmd.contains("-Dgreenmail.smtp.port=" + SMTP_PORT + " ")) {

@@ -114,7 +114,7 @@ class InboxKafkaConnectorTest {
         p.put("group.type", "share");
         InboxKafkaChannel.Settings s = InboxKafkaConnector.settings(config(p));
         assertTrue(s.share());
-        assertEquals(1, s.maxGroupSize());
+        assertEquals(1, s.maxGroupSize(), "one record per transaction unless group.max-size is set");
         assertTrue(!s.offsetsInDatabase() && !s.multiRowClaim(), "offsets are the broker's; one claim per record");
         assertEquals("explicit", s.kafka().getProperty("share.acknowledgement.mode"));
         assertTrue(!s.kafka().containsKey("isolation.level") && !s.kafka().containsKey("enable.auto.commit"),
@@ -137,7 +137,7 @@ class InboxKafkaConnectorTest {
         Map<String, String> autoCommit = channel("a");
         autoCommit.put("enable.auto.commit", "false");
         Map<String, String> grouped = channel("a");
-        grouped.put("group.max-size", "100");
+        grouped.put("group.max-size", "0");
         Map<String, String> offsets = channel("a");
         offsets.put("offset-store", "database");
         Map<String, String> implicit = channel("a");
@@ -148,7 +148,7 @@ class InboxKafkaConnectorTest {
         shareReset.put("share.auto.offset.reset", "first");
         Map<Map<String, String>, String> cases = Map.of(reset, "share.auto.offset.reset=earliest",
                 isolation, "share.isolation.level", autoCommit, "enable.auto.commit",
-                grouped, "one record per transaction", offsets, "offset-store", implicit, "needs explicit",
+                grouped, "group.max-size", offsets, "offset-store", implicit, "needs explicit",
                 type, "group.type", shareReset, "share.auto.offset.reset");
         cases.forEach((p, expected) -> {
             if (!p.containsKey("group.type")) {
@@ -162,6 +162,10 @@ class InboxKafkaConnectorTest {
         Map<String, String> one = channel("a");
         one.put("group.type", "share");
         one.put("group.max-size", "1");
-        assertEquals(1, InboxKafkaConnector.settings(config(one)).maxGroupSize(), "group.max-size=1 is share mode's");
+        assertEquals(1, InboxKafkaConnector.settings(config(one)).maxGroupSize());
+        one.put("group.max-size", "50");
+        InboxKafkaChannel.Settings grouped50 = InboxKafkaConnector.settings(config(one));
+        assertTrue(grouped50.maxGroupSize() == 50 && grouped50.multiRowClaim(),
+                "a share channel runs groups when it says so, claimed with one statement as a classic one's");
     }
 }

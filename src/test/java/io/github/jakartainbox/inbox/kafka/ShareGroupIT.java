@@ -62,6 +62,9 @@ class ShareGroupIT {
     private static final String CHANNEL = "probe-share";
     private static final String TOPIC = "it.probe-share." + RUN;
     private static final String GROUP = "it-probe-share-" + RUN;
+    /** The grouped channel ({@code group.max-size=10}): a share group and a topic of its own. */
+    private static final String GROUPED = "probe-share-grouped";
+    private static final String GROUPED_TOPIC = "it.probe-share-grouped." + RUN;
 
     private final Db db = Db.overJdbc();
 
@@ -77,8 +80,20 @@ class ShareGroupIT {
                 + p + "bootstrap.servers=" + TestEnv.BOOTSTRAP + "\n"
                 + p + "key.deserializer=" + StringDeserializer.class.getName() + "\n"
                 + p + "value.deserializer=" + StringDeserializer.class.getName() + "\n";
+        String g = "mp.messaging.incoming." + GROUPED + ".";
+        config += g + "connector=inbox-kafka\n"
+                + g + "group.type=share\n"
+                + g + "group.max-size=10\n"
+                + g + "share.auto.offset.reset=earliest\n"
+                + g + "concurrency=2\n"
+                + g + "topic=" + GROUPED_TOPIC + "\n"
+                + g + "group.id=it-probe-share-grouped-" + RUN + "\n"
+                + g + "bootstrap.servers=" + TestEnv.BOOTSTRAP + "\n"
+                + g + "key.deserializer=" + StringDeserializer.class.getName() + "\n"
+                + g + "value.deserializer=" + StringDeserializer.class.getName() + "\n";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestEnv.BOOTSTRAP))) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1), new NewTopic(GROUPED_TOPIC, 1, (short) 1)))
+                    .all().get();
             admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, GROUP), List.of(
                     new AlterConfigOp(new ConfigEntry("share.record.lock.duration.ms", String.valueOf(LOCK_MILLIS)),
                             AlterConfigOp.OpType.SET)))).all().get();
@@ -165,7 +180,53 @@ class ShareGroupIT {
                 () -> assertEquals(String.valueOf(LOCK_MILLIS), groupConfig("share.record.lock.duration.ms")));
     }
 
+    @Test
+    @Order(3)
+    void aGroupedShareChannelTakesEachEffectOnceAndRejectsOnlyThePoisonOfItsGroup() throws Exception {
+        String prefix = RUN + "-grouped";
+        List<Event> events = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            events.add(SampleEvents.event(UUID.randomUUID().toString(), prefix + "-" + i, "2.00", "EUR"));
+        }
+        Event poison = SampleEvents.event(UUID.randomUUID().toString(), prefix + "-poison", "2.00", "EUR");
+        List<Event> records = new ArrayList<>();
+        for (int i = 0; i < events.size(); i++) {
+            for (int copy = 0; copy <= i % 3; copy++) { // each event sent 1, 2 or 3 times
+                records.add(events.get(i));
+            }
+            if (i == 14) {
+                records.add(poison);
+            }
+        }
+        int total = records.size();
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            SampleEvents.send(producer, GROUPED_TOPIC, records);
+        }
+
+        assertEquals(total, Waiting.lastValue(Waiting.await().atMost(WAIT).pollInterval(Duration.ofMillis(500)),
+                () -> gauge("inbox_kafka_share_accepted", GROUPED) + gauge("inbox_kafka_share_rejected", GROUPED),
+                n -> n >= total), "every record settled once: accepted, or the poison rejected");
+        long groups = gauge("inbox_kafka_groups_committed", GROUPED);
+        long grouped = gauge("inbox_kafka_group_records", GROUPED);
+        assertAll(
+                () -> assertEquals(1, gauge("inbox_kafka_share_rejected", GROUPED), "only the poison rejected"),
+                () -> assertEquals(30, db.number("SELECT count(*) FROM share_probe WHERE order_id LIKE ? "
+                        + "AND order_id NOT LIKE '%-poison'", prefix + "-%"),
+                        "each of the 30 events took effect once (the poison's group and attempts rolled back)"),
+                () -> assertEquals(30, db.number("SELECT count(DISTINCT order_id) FROM share_probe "
+                        + "WHERE order_id LIKE ? AND order_id NOT LIKE '%-poison'", prefix + "-%")),
+                () -> assertEquals(1, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = ? "
+                        + "AND event_id = ?", GROUPED, poison.eventId()), "the poison event dead-lettered once"),
+                () -> assertTrue(groups >= 1 && grouped > groups,
+                        "records ran in groups of more than one: " + grouped + " records in " + groups + " groups"),
+                () -> assertTrue(gauge("inbox_kafka_groups_rolled_back", GROUPED) >= 1,
+                        "the poison's group rolled back and ran one by one"),
+                () -> assertEquals(0, gauge("inbox_kafka_share_released", GROUPED)),
+                () -> assertEquals(0, gauge("inbox_kafka_share_ack_errors", GROUPED)));
+    }
+
     /** @return the share group's config value as the broker describes it */
+
     private static String groupConfig(String name) throws Exception {
         ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, GROUP);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestEnv.BOOTSTRAP))) {
@@ -175,10 +236,15 @@ class ShareGroupIT {
 
     /** @return the share channel's gauge at /metrics (its copies summed), -1 when it is not there */
     private static long gauge(String name) throws Exception {
+        return gauge(name, CHANNEL);
+    }
+
+    /** @return a channel's gauge at /metrics (its copies summed), -1 when it is not there */
+    private static long gauge(String name, String channel) throws Exception {
         String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
                 java.net.URI.create(TestEnv.url("/metrics?scope=application"))).build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + name + "\\{[^}]*channel=\"" + CHANNEL
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + name + "\\{[^}]*channel=\"" + channel
                 + "\"[^}]*\\} ([0-9.E+-]+)$").matcher(body);
         return m.find() ? (long) Double.parseDouble(m.group(1)) : -1;
     }

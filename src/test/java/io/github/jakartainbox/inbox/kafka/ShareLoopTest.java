@@ -53,7 +53,8 @@ class ShareLoopTest {
     private static final String TOPIC = "orders";
     private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
 
-    private final AckingShareConsumer consumer = new AckingShareConsumer();
+    private final FakeTransactions transaction = new FakeTransactions();
+    private final AckingShareConsumer consumer = new AckingShareConsumer(transaction);
     private final Method method = new Method();
     private final AtomicInteger consumersOpened = new AtomicInteger();
     private final List<String> groupConfigs = Collections.synchronizedList(new ArrayList<>());
@@ -167,7 +168,7 @@ class ShareLoopTest {
 
     @Test
     void aShareConsumerThatFailsIsClosedAndANewOneTakesOver() {
-        AckingShareConsumer second = new AckingShareConsumer();
+        AckingShareConsumer second = new AckingShareConsumer(transaction);
         second.acquire(record(0, 2));
         consumer.pollFailure = new KafkaException("the broker went away");
         start(() -> consumersOpened.get() == 1 ? consumer : second);
@@ -282,6 +283,65 @@ class ShareLoopTest {
                 () -> assertEquals(0, channel.figures().locksExpired()));
     }
 
+    @Test
+    void aGroupRunsInOneTransactionAndItsRecordsAreAcceptedOnlyAfterItsCommit() {
+        consumer.acquire(record(0, 1), record(1, 1), record(2, 1));
+        method.settleAs(1, DeliveryOutcome.DUPLICATE);
+        start(() -> consumer, false, 10);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 3);
+        assertAll(() -> assertEquals(List.of("0:ACCEPT", "1:ACCEPT", "2:ACCEPT"), consumer.acks(),
+                        "a duplicate of the group is accepted with the others"),
+                () -> assertEquals(List.of(0L, 1L, 2L), method.delivered()),
+                () -> assertEquals(List.of(List.of(), List.of(), List.of()), method.acksSeen(),
+                        "nothing accepted while the group's transaction runs"),
+                () -> assertEquals(List.of(1L, 1L, 1L), consumer.commitsAtAcks(),
+                        "each accepted after the group's one commit"),
+                () -> assertEquals(1, transaction.count("begin")),
+                () -> assertEquals(0, transaction.count("rollback")),
+                () -> assertEquals(3, channel.figures().accepted()));
+    }
+
+    @Test
+    void aFailingRecordRollsItsGroupBackAndIsRejectedAloneWhileTheOthersAreAccepted() {
+        consumer.acquire(record(0, 1), record(1, 1), record(2, 1), record(3, 1));
+        method.nackOnce(2); // the group path reports it, the per-message path dead-letters it
+        method.settleAs(2, DeliveryOutcome.DEAD_LETTERED);
+        start(() -> consumer, false, 10);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().size() == 4);
+        assertAll(
+                // 0-2 in the group, 0-2 again one by one (the inbox's own transactions), then 3 alone
+                () -> assertEquals(List.of(0L, 1L, 2L, 0L, 1L, 2L, 3L), method.delivered()),
+                () -> assertEquals(List.of("0:ACCEPT", "1:ACCEPT", "2:REJECT", "3:ACCEPT"), consumer.acks()),
+                () -> assertEquals(List.of(), method.acksSeen().get(2), "nothing accepted before the rollback"),
+                () -> assertEquals(1, transaction.count("begin")),
+                () -> assertEquals(1, transaction.count("rollback")),
+                () -> assertEquals(0, transaction.count("commit")),
+                () -> assertEquals(1, channel.figures().rejected()));
+    }
+
+    @Test
+    void aLongGroupRenewsThePollsLocksAndAcceptsAfterItsCommit() {
+        consumer.lockMillis = 200;
+        consumer.acquire(record(0, 1), record(1, 1), record(2, 1));
+        method.hold(1);
+        start(() -> consumer, true, 10);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> channel.figures().renewed() >= 6);
+        method.release();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.acks().stream()
+                .filter(a -> !a.endsWith(":RENEW")).count() == 3);
+        List<String> acks = consumer.acks();
+        assertAll(() -> assertEquals(List.of("0:RENEW", "1:RENEW", "2:RENEW"), acks.subList(0, 3),
+                        "the whole group renewed, the records already delivered too"),
+                () -> assertEquals(List.of("0:ACCEPT", "1:ACCEPT", "2:ACCEPT"), acks.stream()
+                        .filter(a -> !a.endsWith(":RENEW")).toList()),
+                () -> assertEquals(1, transaction.count("commit")),
+                () -> assertEquals(0, channel.figures().locksExpired()));
+    }
+
     // ------------------------------------------------------------------------------------------------ the harness
 
     private static ConsumerRecord<Object, Object> record(long offset, int deliveryCount) {
@@ -295,8 +355,16 @@ class ShareLoopTest {
 
     /** @param renew the channel's {@code share.renew} */
     private void start(java.util.function.Supplier<AckingShareConsumer> consumers, boolean renew) {
+        start(consumers, renew, 1);
+    }
+
+    /**
+     * @param renew        the channel's {@code share.renew}
+     * @param maxGroupSize the channel's {@code group.max-size}
+     */
+    private void start(java.util.function.Supplier<AckingShareConsumer> consumers, boolean renew, int maxGroupSize) {
         InboxKafkaChannel.Settings settings = new InboxKafkaChannel.Settings("orders-billing", new Properties(),
-                List.of(TOPIC), "billing", 1, Duration.ofSeconds(2), Duration.ofMillis(10), Duration.ofMinutes(5),
+                List.of(TOPIC), "billing", maxGroupSize, Duration.ofSeconds(2), Duration.ofMillis(10), Duration.ofMinutes(5),
                 false, false, true, Map.of("share.isolation.level", "read_committed"), renew);
         InboxKafkaChannel.Clients clients = new InboxKafkaChannel.Clients(properties -> {
             throw new AssertionError("a share channel makes no classic consumer");
@@ -319,7 +387,7 @@ class ShareLoopTest {
                 return groupLimits;
             }
         });
-        channel = new InboxKafkaChannel(settings, new Threads(), new FakeTransactions(), null, new KafkaOffsets(null),
+        channel = new InboxKafkaChannel(settings, new Threads(), transaction, new ReadyInbox(), new KafkaOffsets(null),
                 clients);
         channel.subscribe(method);
     }
@@ -334,6 +402,9 @@ class ShareLoopTest {
         private final ConcurrentLinkedDeque<List<ConsumerRecord<Object, Object>>> toAcquire =
                 new ConcurrentLinkedDeque<>();
         private final List<String> acks = Collections.synchronizedList(new ArrayList<>());
+        /** Per final acknowledgement, how many transactions had committed by then. */
+        private final List<Long> commitsAtAcks = Collections.synchronizedList(new ArrayList<>());
+        private final FakeTransactions transaction;
         private final Set<Long> finallyAcknowledged = Collections.synchronizedSet(new HashSet<>());
         /** Records acknowledged RENEW and sent (commitSync): the next poll hands them back, in flight again. */
         private final List<ConsumerRecord<Object, Object>> renewing = new ArrayList<>();
@@ -346,6 +417,16 @@ class ShareLoopTest {
         volatile KafkaException pollFailure;
         volatile AcknowledgementCommitCallback callback;
         private volatile boolean closedNow;
+
+        AckingShareConsumer(FakeTransactions transaction) {
+            this.transaction = transaction;
+        }
+
+        List<Long> commitsAtAcks() {
+            synchronized (commitsAtAcks) {
+                return List.copyOf(commitsAtAcks);
+            }
+        }
 
         @SafeVarargs
         final void acquire(ConsumerRecord<Object, Object>... records) {
@@ -405,6 +486,7 @@ class ShareLoopTest {
             acks.add(record.offset() + ":" + type.name());
             if (type != AcknowledgeType.RENEW) {
                 finallyAcknowledged.add(record.offset());
+                commitsAtAcks.add(transaction.count("commit"));
             } else {
                 renewing.add(record);
             }
@@ -526,6 +608,14 @@ class ShareLoopTest {
 
         @Override
         public void onComplete() {
+        }
+    }
+
+    /** The inbox's tables are ready: a group's transaction checks that before it begins. */
+    private static final class ReadyInbox extends io.github.jakartainbox.inbox.claim.InboxClaim {
+
+        @Override
+        public void ready() {
         }
     }
 

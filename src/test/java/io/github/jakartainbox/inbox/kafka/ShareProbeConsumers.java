@@ -11,9 +11,9 @@ import javax.sql.DataSource;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
 /**
- * The share-group probe of {@link ShareGroupIT}: an {@code inbox-kafka} channel with {@code group.type=share} and
- * two copies ({@code concurrency}), so two share consumers of one group on one partition (configured by that test's
- * deployment only). Each delivery records its order and thread in table {@code share_probe}, in its transaction; an
+ * The share-group probes of {@link ShareGroupIT}: {@code inbox-kafka} channels with {@code group.type=share} and
+ * two copies ({@code concurrency}) each, so two share consumers of one group on one partition (configured by that
+ * test's deployment only); {@code probe-share} runs one record per transaction, {@code probe-share-grouped} groups. Each delivery records its order and thread in table {@code share_probe}, in its transaction; an
  * order whose id ends with "-poison" fails on every attempt; one whose id ends with "-slow" holds its transaction for
  * {@link #SLOW_MILLIS} after its insert (longer than the lock {@link ShareGroupIT} sets on the group).
  */
@@ -29,6 +29,17 @@ public class ShareProbeConsumers {
     @Incoming("probe-share")
     @Idempotent(consumer = "probe-share")
     public void payload(String json) throws SQLException {
+        record(json);
+    }
+
+    /** The grouped share channel's method ({@code group.max-size} above 1): the same work, an inbox consumer of its own. */
+    @Incoming("probe-share-grouped")
+    @Idempotent(consumer = "probe-share-grouped")
+    public void grouped(String json) throws SQLException {
+        record(json);
+    }
+
+    private void record(String json) throws SQLException {
         String orderId = OrderConfirmed.parse(json).orderId();
         try (Connection c = dataSource.getConnection();
              PreparedStatement insert = c.prepareStatement(
