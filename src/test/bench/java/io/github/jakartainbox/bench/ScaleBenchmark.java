@@ -67,16 +67,24 @@ public final class ScaleBenchmark {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         this.admin = Admin.create(props);
+        this.producer = backlogProducer(bootstrap);
+    }
+
+    /**
+     * @param bootstrap the broker
+     * @return a producer of a backlog: acknowledged by all replicas, in large batches, so that the backlog is on the
+     *         broker well before the consumers are through it (also ShareBenchmark's)
+     */
+    static KafkaProducer<String, String> backlogProducer(String bootstrap) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
-        // large batches, so that the backlog is on the broker well before the consumers are through it
         p.put(ProducerConfig.LINGER_MS_CONFIG, "10");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1"); // KAFKA-15591, as SampleEvents.producer
-        this.producer = new KafkaProducer<>(p);
+        return new KafkaProducer<>(p);
     }
 
     public static void main(String[] args) throws Exception {

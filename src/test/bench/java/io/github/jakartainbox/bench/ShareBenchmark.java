@@ -13,8 +13,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Share groups against a classic consumer group (issue 42): the billing handler ({@link ShareBillingConsumers}) on
@@ -69,15 +67,7 @@ public final class ShareBenchmark {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         this.admin = Admin.create(props);
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "10");
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
-        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1"); // KAFKA-15591, as SampleEvents.producer
-        this.producer = new KafkaProducer<>(p);
+        this.producer = ScaleBenchmark.backlogProducer(bootstrap);
     }
 
     public static void main(String[] args) throws Exception {
