@@ -5,8 +5,11 @@ import io.github.jakartainbox.testing.probes.ProbeConsumer;
 import io.opentelemetry.sdk.autoconfigure.spi.traces.ConfigurableSpanExporterProvider;
 import java.io.File;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.awaitility.Awaitility;
 import org.hamcrest.Matcher;
+import io.github.jakartainbox.testkit.IdempotencyCheck;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.importer.ZipImporter;
@@ -33,6 +36,17 @@ public final class Deployments {
                 .addClasses(SampleEvents.class, SampleEvents.Event.class, UuidV7.class)
                 .addAsLibrary(telemetry())
                 .addAsLibraries(jarOf(Awaitility.class), jarOf(Matcher.class));
+    }
+
+    /**
+     * @return the test kit as a team's test deployment adds it: its compiled classes only ({@code target/classes}),
+     *     never the tests and probes that share its package in {@code target/test-classes}
+     */
+    public static JavaArchive testKit() {
+        Path classes = Path.of("target/classes");
+        return ShrinkWrap.create(JavaArchive.class, "inbox-test-kit.jar")
+                .addPackages(false, path -> Files.isRegularFile(classes.resolve(path.get().substring(1))),
+                        IdempotencyCheck.class.getPackage());
     }
 
     /** @return the jar on the test class path that holds {@code type} (the server has neither library) */

@@ -78,8 +78,8 @@ class IdempotencyCheckIT {
         JavaArchive shareConfig = ShrinkWrap.create(JavaArchive.class, "kit-share-config.jar")
                 .addAsManifestResource(new StringAsset(config), "microprofile-config.properties");
         // the kit is no part of the WAR: the test adds it, as a team's test deployment would add its jar
-        return Deployments.billingWithProbes().addPackage(IdempotencyCheck.class.getPackage())
-                .addAsLibrary(shareConfig);
+        return Deployments.billingWithProbes().addAsLibrary(Deployments.testKit())
+                .addClass(KitShareProbe.class).addAsLibrary(shareConfig);
     }
 
     @BeforeEach

@@ -42,7 +42,7 @@ class BillingKafkaIT {
 
     @Deployment
     static WebArchive deployment() {
-        return Deployments.billingWithProbes().addPackage(IdempotencyCheck.class.getPackage());
+        return Deployments.billingWithProbes().addAsLibrary(Deployments.testKit());
     }
 
     private static Event event(String orderId, String amount, String currency) {
