@@ -104,12 +104,19 @@ function signOut() {
   location.reload();
 }
 
+// Increases per minute, as Prometheus's rate() reads a counter: a figure that drops between two samples (a purge
+// deletes inbox rows, an operator resolves dead letters, a restart zeroes this server's counts) adds nothing for
+// that step, so a rate is never negative.
 function rate(consumer, field, latest) {
-  const first = samples[0];
-  const minutes = (latest.t - first.t) / 60000;
-  const before = first.figures[consumer];
-  if (minutes < 3 / 60 || !before) return '–';  // a rate needs a few seconds of history
-  return ((latest.figures[consumer][field] - before[field]) / minutes).toFixed(1);
+  const minutes = (latest.t - samples[0].t) / 60000;
+  if (minutes < 3 / 60 || !samples[0].figures[consumer]) return '–';  // a rate needs a few seconds of history
+  let increase = 0;
+  for (let i = 1; i < samples.length; i++) {
+    const before = samples[i - 1].figures[consumer];
+    const after = samples[i].figures[consumer];
+    if (before && after) increase += Math.max(0, after[field] - before[field]);
+  }
+  return (increase / minutes).toFixed(1);
 }
 
 function showConsumers(list) {

@@ -227,6 +227,15 @@ class OperatorPageIT {
         browser.findElement(By.cssSelector("#invoice-search button")).click();
         new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("invoices"), orderId));
         assertTrue(browser.findElement(By.id("invoices")).getText().contains("EUR"), "its invoice shows on the page");
+        // two dead letters resolved within the window: their count fell, its rate counts increases only
+        By consumerRow = By.cssSelector("#consumers tr[data-consumer='billing']");
+        String before = browser.findElement(By.id("updated")).getText();
+        new WebDriverWait(browser, WAIT).until(d -> !d.findElement(By.id("updated")).getText().equals(before));
+        List<String> rates = new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
+                .until(d -> d.findElement(consumerRow).findElements(By.tagName("td")).stream().skip(5)
+                        .map(WebElement::getText).toList());
+        assertEquals(4, rates.size(), "four rates: " + rates);
+        assertTrue(rates.stream().noneMatch(r -> r.startsWith("-")), "no negative rate: " + rates);
     }
 
     /**
