@@ -230,6 +230,14 @@ public final class InboxConfig {
     public static final Key<Duration> DEAD_LETTER_REDRIVE_LEASE = new Key<>("inbox.dead-letter.redrive-lease",
             Scope.GLOBAL, "PT1M", POSITIVE_DURATION, duration(false));
 
+    /** The name of {@link #DEAD_LETTER_RETENTION}, for Javadoc. */
+    public static final String DEAD_LETTER_RETENTION_NAME = "inbox.dead-letter.retention";
+
+    /** How long a resolved dead letter (re-driven, processed or discarded) is kept, with its history and payload,
+     *  before the purge deletes it; open dead letters are never deleted. */
+    public static final Key<Duration> DEAD_LETTER_RETENTION = new Key<>(DEAD_LETTER_RETENTION_NAME, Scope.GLOBAL,
+            "P30D", POSITIVE_DURATION, duration(false));
+
     /** How long after the application's start a Kafka channel that has no consumer yet, or whose consumer has not yet
      *  joined its group, counts as starting (readiness UP) rather than stopped (DOWN). Joining a group waits for the
      *  group's rebalance, up to the session timeout of a member that left without saying so (a killed server). */
@@ -346,7 +354,8 @@ public final class InboxConfig {
             DEAD_LETTER_ORDER, DEAD_LETTER_ORDER_JMS_PROPERTY, RETRY_MAX_ATTEMPTS, RETRY_DELAY, RETRY_MAX_DELAY, RETRY_TRANSIENT_BUDGET, TRANSACTION_TIMEOUT, JMS_OUTAGE_WAIT,
             RETENTION, TOPIC_RETENTION, EVENT_TIME_FIELD,
             PARTITIONING, PARTITION_MONTHS_AHEAD, PARTITION_LOCK_TIMEOUT, PURGE_SCHEDULE, PURGE_BATCH_SIZE,
-            PURGE_LEASE, PURGE_OVERDUE_AFTER, DEAD_LETTER_REDRIVE_LEASE, HEALTH_START_GRACE);
+            PURGE_LEASE, PURGE_OVERDUE_AFTER, DEAD_LETTER_REDRIVE_LEASE, DEAD_LETTER_RETENTION,
+            HEALTH_START_GRACE);
 
     private InboxConfig() {
     }
