@@ -16,10 +16,13 @@ import org.junit.jupiter.api.Test;
  */
 class TestLayoutTest {
 
-    /** Test-only packages: helpers and probes, the fault suite, the XA tests' application, these rules, docs checks. */
+    /**
+     * Test-only packages: helpers and probes, the fault suite, the XA tests' application, these rules, docs checks,
+     * and the benchmarks' runner (src/test/bench/java, compiled in the Maven profile bench).
+     */
     private static final Set<String> SUPPORT = Set.of("io.github.jakartainbox.testing",
             "io.github.jakartainbox.testing.probes", "io.github.jakartainbox.faults", "io.github.jakartainbox.xa",
-            "io.github.jakartainbox.architecture", "io.github.jakartainbox.docs");
+            "io.github.jakartainbox.architecture", "io.github.jakartainbox.docs", "io.github.jakartainbox.bench");
 
     @Test
     void everyTestPackageIsAMainPackageOrTestSupport() {
