@@ -598,25 +598,32 @@ public class InboxDeadLetters {
 
     /**
      * Whether the database confirms a record's re-drive aim: the dead letter it names exists, belongs to the consumer
-     * it is aimed at, holds the record's event id, and a re-drive of it was claimed or sent (its claim, or a
+     * it is aimed at, holds the record's event id and the record's very payload (the SHA-256 of its bytes, as the dead
+     * letter stored it: a re-drive sends those bytes), and a re-drive of it was claimed or sent (its claim, or a
      * {@code redriven} history entry; not {@code redriven_at} alone, which processing of a replay sets too). Only then
-     * may the topic's other consumers skip the record; headers alone are anyone's to write.
+     * may the topic's other consumers skip the record; headers alone are anyone's to write, and a record with the dead
+     * letter's event id but other bytes is another event, not its re-drive.
      *
-     * @param id       the dead letter id the record names ({@link #REDRIVE_DEAD_LETTER_HEADER})
-     * @param consumer the consumer it is aimed at ({@link #REDRIVE_CONSUMER_HEADER})
-     * @param eventId  the record's event id, as the skipping consumer reads it
+     * @param id            the dead letter id the record names ({@link #REDRIVE_DEAD_LETTER_HEADER})
+     * @param consumer      the consumer it is aimed at ({@link #REDRIVE_CONSUMER_HEADER})
+     * @param eventId       the record's event id, as the skipping consumer reads it
+     * @param payloadSha256 the SHA-256 ({@code MessageDigest} "SHA-256") of the record's value as delivered, its
+     *                      bytes or the UTF-8 of its text; {@code null} for a null value
      * @return {@code true} when all of that holds
      * @throws SQLException when the database cannot be read
      */
-    public boolean confirmsRedriveAim(long id, String consumer, String eventId) throws SQLException {
+    public boolean confirmsRedriveAim(long id, String consumer, String eventId, byte[] payloadSha256)
+            throws SQLException {
         try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement("SELECT 1 FROM inbox_dead_letter d WHERE d.id = ? "
-                     + "AND d.consumer = ? AND d.event_id = ? AND (d.redrive_claimed_at IS NOT NULL "
+                     + "AND d.consumer = ? AND d.event_id = ? AND d.payload_sha256 = ? "
+                     + "AND (d.redrive_claimed_at IS NOT NULL "
                      + "OR EXISTS (SELECT 1 FROM inbox_dead_letter_history h "
                      + "WHERE h.dead_letter_id = d.id AND h.kind = 'redriven'))")) {
             query.setLong(1, id);
             query.setString(2, consumer);
             query.setString(3, eventId);
+            query.setBytes(4, payloadSha256 == null ? new byte[0] : payloadSha256); // a null value is stored so
             try (ResultSet rs = query.executeQuery()) {
                 return rs.next();
             }

@@ -54,7 +54,7 @@ public class RedriveAims {
         String aim = RedriveAim.aimedAt(carrier);
         String consumer = call.consumer().name();
         if (aim == null || aim.equals(consumer)
-                || !confirmed(call.consumer(), call.key(), carrier, aim, inTransaction)) {
+                || !confirmed(call.consumer(), call.key(), call.delivery().fingerprint(), carrier, aim, inTransaction)) {
             return false;
         }
         // a re-drive for another consumer of the topic, confirmed by its dead letter: no claim, no effect
@@ -67,6 +67,8 @@ public class RedriveAims {
     /**
      * @param consumer      the consumer the record was delivered to
      * @param key           the delivery's claim key, whose event id the dead letter must name
+     * @param payloadSha256 the SHA-256 of the delivery's payload ({@link io.github.jakartainbox.inbox.incoming.Delivery#fingerprint()}),
+     *                      which the dead letter's must equal; {@code null} for a null payload
      * @param carrier       the Kafka record's message
      * @param aim           the consumer named by the record's aim header, not {@code consumer}'s own name
      * @param inTransaction whether a transaction is active: a database failure is then thrown to its owner; outside
@@ -76,7 +78,7 @@ public class RedriveAims {
      * @throws SQLException in a transaction, when the database cannot be read
      * @throws InterruptedException when interrupted while waiting for the database
      */
-    boolean confirmed(ConsumerSettings consumer, ClaimKey key, Message<?> carrier, String aim,
+    boolean confirmed(ConsumerSettings consumer, ClaimKey key, byte[] payloadSha256, Message<?> carrier, String aim,
                       boolean inTransaction) throws SQLException, InterruptedException {
         String named = RedriveAim.deadLetterOf(carrier);
         Long id = deadLetterId(named);
@@ -88,7 +90,8 @@ public class RedriveAims {
                 // no usable event id: no re-drive can carry such a record (INBOX0226E); processed, it is dead-lettered
             }
         }
-        boolean confirmed = eventId != null && confirmedByDatabase(consumer, id, aim, eventId, inTransaction);
+        boolean confirmed = eventId != null
+                && confirmedByDatabase(consumer, id, aim, eventId, payloadSha256, inTransaction);
         if (!confirmed) {
             long rejected = statistics.redriveAimRejected(consumer.name());
             long now = System.nanoTime();
@@ -103,11 +106,12 @@ public class RedriveAims {
     }
 
     private boolean confirmedByDatabase(ConsumerSettings consumer, long id, String aim, String eventId,
-                                        boolean inTransaction) throws SQLException, InterruptedException {
+                                        byte[] payloadSha256, boolean inTransaction)
+            throws SQLException, InterruptedException {
         FailurePolicy.Tracker failures = null;
         while (true) {
             try {
-                return deadLetters.confirmsRedriveAim(id, aim, eventId);
+                return deadLetters.confirmsRedriveAim(id, aim, eventId, payloadSha256);
             } catch (SQLException e) {
                 if (inTransaction) {
                     throw e;

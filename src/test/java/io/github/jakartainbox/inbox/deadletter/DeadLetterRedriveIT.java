@@ -158,8 +158,8 @@ class DeadLetterRedriveIT {
         String elsewhere = UUID.randomUUID().toString();
         String forged = UUID.randomUUID().toString();
         String here = UUID.randomUUID().toString();
-        long redriven = deadLetter("billing", elsewhere, SampleEvents.event(elsewhere, run + "-elsewhere", "5.00", "EUR")
-                .json());
+        String elsewhereJson = SampleEvents.event(elsewhere, run + "-elsewhere", "5.00", "EUR").json();
+        long redriven = deadLetter("billing", elsewhere, elsewhereJson);
         // re-driven as InboxDeadLetters.markRedriven records it: the row and its history entry aimed at billing
         db.number("UPDATE inbox_dead_letter SET redriven_at = now(), resolved_by = 'test' WHERE id = ? RETURNING id",
                 redriven);
@@ -169,8 +169,10 @@ class DeadLetterRedriveIT {
             for (String[] r : List.of(new String[] {elsewhere, "billing", run + "-elsewhere", String.valueOf(redriven)},
                     new String[] {forged, "billing", run + "-forged", String.valueOf(redriven)},
                     new String[] {here, "probe-kafka", run + "-here", null})) {
-                ProducerRecord<String, String> record = new ProducerRecord<>(TestEnv.PROBE_TOPIC, run,
-                        SampleEvents.event("ignored", r[2], "5.00", "EUR").json());
+                // the re-drive sends the dead letter's own bytes
+                String value = r[0].equals(elsewhere) ? elsewhereJson
+                        : SampleEvents.event("ignored", r[2], "5.00", "EUR").json();
+                ProducerRecord<String, String> record = new ProducerRecord<>(TestEnv.PROBE_TOPIC, run, value);
                 record.headers().add("ce_id", r[0].getBytes(StandardCharsets.UTF_8));
                 record.headers().add("inbox-redrive-consumer", r[1].getBytes(StandardCharsets.UTF_8));
                 if (r[3] != null) {
@@ -213,6 +215,33 @@ class DeadLetterRedriveIT {
                 "no dead letter");
         assertTrue(Api.figure("billing", "redriveAimsRejected") > rejectedBefore,
                 "billing counted the rejected aim in /api/inbox");
+    }
+
+    /**
+     * A record with a re-driven dead letter's event id and aim but other bytes (a producer's corrected event under the
+     * same id, or a forgery) is no re-drive of that dead letter: analytics processes it and counts the rejected aim.
+     * The dead letter was re-driven and failed again, so it is open, with its re-drive in its history.
+     */
+    @Test
+    void aRecordWithTheDeadLettersEventIdButOtherBytesMakesNoConsumerSkipIt() throws Exception {
+        String eventId = UUID.randomUUID().toString();
+        String orderId = "aim-other-bytes-" + eventId;
+        long id = deadLetter("billing", eventId, SampleEvents.event(eventId, orderId, "12,90", "EUR").json());
+        db.number("INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, actor, target_consumer, destination) "
+                + "VALUES (?, 'redriven', 'test', 'billing', ?) RETURNING id", id, TestEnv.ORDERS_TOPIC);
+        long rejectedBefore = Api.figure("analytics", "redriveAimsRejected");
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            ProducerRecord<String, String> record = new ProducerRecord<>(TestEnv.ORDERS_TOPIC, orderId,
+                    SampleEvents.event(eventId, orderId, "4.00", "EUR").json());
+            record.headers().add("inbox-redrive-consumer", "billing".getBytes(StandardCharsets.UTF_8));
+            record.headers().add("inbox-redrive-dead-letter", String.valueOf(id).getBytes(StandardCharsets.UTF_8));
+            producer.send(record).get();
+        }
+        await("analytics processed the record").atMost(WAIT).until(() -> inbox("analytics", eventId) == 1);
+        assertTrue(Api.figure("analytics", "redriveAimsRejected") > rejectedBefore,
+                "analytics counted the rejected aim in /api/inbox");
+        await("billing, the consumer aimed at, processed it too").atMost(WAIT)
+                .until(() -> inbox("billing", eventId) == 1);
     }
 
     @Test

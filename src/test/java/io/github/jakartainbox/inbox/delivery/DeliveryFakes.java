@@ -229,7 +229,7 @@ public final class DeliveryFakes {
         public boolean confirms;
 
         @Override
-        public boolean confirmsRedriveAim(long id, String consumer, String eventId) {
+        public boolean confirmsRedriveAim(long id, String consumer, String eventId, byte[] payloadSha256) {
             return confirms;
         }
     }

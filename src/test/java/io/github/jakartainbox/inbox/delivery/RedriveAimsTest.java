@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.delivery;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -36,10 +37,13 @@ class RedriveAimsTest {
     private static final class Table extends InboxDeadLetters {
         final List<Object> answers = new ArrayList<>();
         final List<String> calls = new ArrayList<>();
+        final List<byte[]> digests = new ArrayList<>();
 
         @Override
-        public boolean confirmsRedriveAim(long id, String consumer, String eventId) throws SQLException {
+        public boolean confirmsRedriveAim(long id, String consumer, String eventId, byte[] payloadSha256)
+                throws SQLException {
             calls.add(id + "/" + consumer + "/" + eventId);
+            digests.add(payloadSha256);
             Object answer = answers.isEmpty() ? Boolean.FALSE : answers.remove(0);
             if (answer instanceof SQLException e) {
                 throw e;
@@ -71,8 +75,9 @@ class RedriveAimsTest {
     }
 
     private boolean confirmed(Message<?> carrier, boolean inTransaction) throws Exception {
-        ClaimKey key = ClaimKey.of(billing, new Delivery(carrier.getPayload(), carrier, 0), null);
-        return aims.confirmed(billing, key, carrier, "analytics", inTransaction);
+        Delivery delivery = new Delivery(carrier.getPayload(), carrier, 0);
+        ClaimKey key = ClaimKey.of(billing, delivery, null);
+        return aims.confirmed(billing, key, delivery.fingerprint(), carrier, "analytics", inTransaction);
     }
 
     @Test
@@ -80,6 +85,9 @@ class RedriveAimsTest {
         table.answers.add(true);
         assertTrue(confirmed(record(ORDER, "analytics", "42"), false));
         assertEquals(List.of("42/analytics/" + EVENT), table.calls, "asked for the named row, consumer and event id");
+        assertArrayEquals(java.security.MessageDigest.getInstance("SHA-256").digest(
+                ORDER.getBytes(StandardCharsets.UTF_8)), table.digests.get(0),
+                "and the record's payload digest: a record with the row's event id but other bytes is no re-drive");
         assertEquals(0, statistics.redriveAimRejected("billing") - 1, "nothing counted as rejected");
     }
 

@@ -88,9 +88,11 @@ public class ParkedEvents {
             + "seq AS (SELECT id, head_dead_letter_id AS head FROM inbox_key_sequence WHERE consumer = ? "
             + "AND record_key = ? FOR KEY SHARE), "
             // a re-drive of the head's own dead letter (InboxRedrives) goes through: it is what the others wait for.
-            // The header alone is anyone's to write: its re-drive must have been claimed or sent, as for an aim
+            // The header alone is anyone's to write: the record must carry the head's very payload (a re-drive sends
+            // those bytes) and its re-drive must have been claimed or sent, as for an aim
             + "waits AS (SELECT id FROM seq WHERE NOT coalesce(seq.head = ?::bigint AND EXISTS (SELECT 1 "
-            + "FROM inbox_dead_letter d WHERE d.id = seq.head AND (d.redrive_claimed_at IS NOT NULL OR EXISTS ("
+            + "FROM inbox_dead_letter d WHERE d.id = seq.head AND d.payload_sha256 = ?::bytea "
+            + "AND (d.redrive_claimed_at IS NOT NULL OR EXISTS ("
             + "SELECT 1 FROM inbox_dead_letter_history h WHERE h.dead_letter_id = d.id AND h.kind = 'redriven'))), "
             + "false)), "
             + "payload(ref, text, bytes) AS (SELECT ?::bytea, ?::text, ?::bytea), "
@@ -217,7 +219,9 @@ public class ParkedEvents {
             } else {
                 park.setLong(3, redriveOf);
             }
-            int i = payload(park, 3, delivery);
+            byte[] digest = delivery.fingerprint();
+            park.setBytes(4, digest == null ? new byte[0] : digest); // a null payload's dead letter holds the empty one
+            int i = payload(park, 4, delivery);
             position(park, i, eventId, record);
             try (ResultSet rs = park.executeQuery()) {
                 rs.next();
