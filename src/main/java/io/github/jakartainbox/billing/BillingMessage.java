@@ -56,8 +56,10 @@ public enum BillingMessage implements CataloguedMessage {
     BILLING0133W(Level.WARNING, "The SMTP server is unavailable for invoice mail {0}: {1}"),
     BILLING0134W(Level.WARNING, "Mail status {1} of invoice {0} could not be recorded on the invoice ({2}); the dead "
             + "letter still holds the reason."),
-    BILLING0128E(Level.SEVERE, "invoice {0} of this database is for order {1}, but event {2} is for order {3} ({4}): "
-            + "nothing is mailed."),
+    BILLING0128E(Level.SEVERE, "Event {0} does not describe invoice {1} of this database: its {2} differ(s). "
+            + "Nothing is mailed."),
+    BILLING0311W(Level.WARNING, "Invoice {0} is not mailed again for event {1}: its mail {2} is {3} "
+            + "(one mail per invoice)."),
 
     BILLING0201I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) re-driven by {3} to {4}, for {5}."),
     BILLING0202I(Level.INFO, "Dead letter {0} (consumer {1}, event {2}) discarded by {3}."),

@@ -28,10 +28,11 @@ public class InvoiceMailStatus {
      * @param invoiceId the invoice
      * @param status    {@code failed} or {@code uncertain}
      * @param reason    the reason, with its message id
+     * @param messageId the mail's Message-ID: an event of the invoice under another one mails nothing
      */
-    void record(long invoiceId, String status, String reason) {
+    void record(long invoiceId, String status, String reason, String messageId) {
         try {
-            self.update(invoiceId, status, reason);
+            self.update(invoiceId, status, reason, messageId);
         } catch (RuntimeException e) {
             BillingMessage.BILLING0134W.log(String.valueOf(invoiceId), status, e.toString());
         }
@@ -39,8 +40,9 @@ public class InvoiceMailStatus {
 
     /** The update itself, through the bean's proxy so that it runs in a new transaction. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void update(long invoiceId, String status, String reason) {
-        em.createNativeQuery("UPDATE invoice SET mail_status = ?1, mail_error = ?2 WHERE id = ?3 AND mailed_at IS NULL")
-                .setParameter(1, status).setParameter(2, reason).setParameter(3, invoiceId).executeUpdate();
+    public void update(long invoiceId, String status, String reason, String messageId) {
+        em.createNativeQuery("UPDATE invoice SET mail_status = ?1, mail_error = ?2, mail_message_id = ?4 "
+                + "WHERE id = ?3 AND mailed_at IS NULL").setParameter(1, status).setParameter(2, reason)
+                .setParameter(3, invoiceId).setParameter(4, messageId).executeUpdate();
     }
 }

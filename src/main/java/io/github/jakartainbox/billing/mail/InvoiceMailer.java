@@ -10,6 +10,7 @@ import io.github.jakartainbox.inbox.DownstreamUnavailableException;
 import io.github.jakartainbox.inbox.Idempotent;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.text.Printable;
+import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -36,6 +37,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import javax.sql.DataSource;
+import org.eclipse.microprofile.metrics.Counter;
+import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -46,6 +50,13 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * in the transaction that claims the event. The mail's {@code Message-ID} is derived from the event id, so that a
  * second mail for the same event (sent in the window between the SMTP server's acceptance and this transaction's
  * commit, then sent again after a crash or a failed commit) carries the same Message-ID and is recognisable.
+ *
+ * <p><b>One mail per invoice.</b> The inbox makes each event's effect happen once; an invoice may still be named by
+ * a second event under another event id (a producer repeating it, a forged record). Before sending, the delivery's
+ * transaction inserts the invoice's row in {@code invoice_mail} with its Message-ID: an event whose invoice's mail was
+ * sent, refused or is uncertain under another Message-ID, or is being sent by a racing transaction (the primary key
+ * makes it wait for that one's outcome), mails nothing and is acknowledged ({@code BILLING0311W}, counted in
+ * {@value #NOT_MAILED_AGAIN}). A re-drive of the first event's dead letter carries its Message-ID and is sent.
  *
  * <p><b>Several mails per transaction.</b> The channel runs groups of records in one transaction
  * ({@code group.max-size}): each mail is still sent on its own, but their records and inbox rows commit together.
@@ -77,9 +88,26 @@ public class InvoiceMailer {
     InvoiceMailStatus status;
     @Resource
     TransactionSynchronizationRegistry transactions;
+    @Inject
+    MetricRegistry registry;
+
+    /** {@value #NOT_MAILED_AGAIN}: events acknowledged without a mail because their invoice had its mail already. */
+    static final String NOT_MAILED_AGAIN = "billing_mail_not_mailed_again";
+    private Counter notMailedAgain;
+
+    @PostConstruct
+    void counters() {
+        notMailedAgain = registry.counter(Metadata.builder().withName(NOT_MAILED_AGAIN).withDescription(
+                "invoices.issued events acknowledged without a mail: their invoice's mail was sent, refused or "
+                        + "uncertain under another event id (BILLING0311W)").build());
+    }
 
     private static final String READ_SQL = "SELECT invoice_number, order_id, event_id, customer_email, amount, "
-            + "currency, created_at FROM invoice WHERE id = ?";
+            + "currency, created_at, mail_message_id, mail_status FROM invoice WHERE id = ?";
+    /** The invoice's one mail: taken before the send, so that a racing event of the same invoice waits for it. */
+    private static final String CLAIM_SQL = "INSERT INTO invoice_mail (invoice_id, message_id) VALUES (?, ?) "
+            + "ON CONFLICT (invoice_id) DO NOTHING";
+    private static final String CLAIMED_SQL = "SELECT message_id FROM invoice_mail WHERE invoice_id = ?";
     private static final String MAILED_SQL = "UPDATE invoice SET mailed_at = clock_timestamp(), mail_message_id = ?, "
             + "mail_status = 'sent', mail_error = NULL WHERE id = ?";
 
@@ -122,22 +150,31 @@ public class InvoiceMailer {
     public CompletionStage<Void> onInvoiceIssued(Message<byte[]> message) {
         InvoiceIssued event = InvoiceIssued.parse(message.getPayload());
         schema.ensureMigrated();
-        Invoice invoice = read(event.invoiceId());
-        if (invoice == null) {
+        Stored stored = read(event.invoiceId());
+        if (stored == null) {
             throw new UnprocessableEventException(BillingMessage.BILLING0125E.format(
                     String.valueOf(event.invoiceId()), event.eventId()));
         }
+        Invoice invoice = stored.invoice();
         // the id alone does not say the event is this database's: another database's invoice of the same id would
         // be mailed to this one's customer (seen when a benchmark published to the service's topic)
-        if (!invoice.getOrderId().equals(event.orderId()) || !invoice.getCustomerEmail().equals(event.customerEmail())
-                || invoice.getAmount().compareTo(event.amount()) != 0 || !invoice.getCurrency().equals(event.currency())) {
-            throw new UnprocessableEventException(BillingMessage.BILLING0128E.format(String.valueOf(invoice.getId()),
-                    Printable.of(invoice.getOrderId(), 60), event.eventId(), Printable.of(event.orderId(), 60),
-                    "order id, customer, amount and currency must all match"));
+        String differs = differences(invoice, event);
+        if (!differs.isEmpty()) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0128E.format(event.eventId(),
+                    String.valueOf(invoice.getId()), differs));
         }
         // the contract's display rule again, for an invoice stored before it refused bidirectional controls
         OrderConfirmed.shownAsIs("order_id", invoice.getOrderId());
         String messageId = messageId(event.eventId());
+        // one mail per invoice: an event of an invoice whose mail was sent, refused or is uncertain under another
+        // event id (a producer's repeat under a new id, a forged record) changes nothing
+        if (stored.mailMessageId() != null && !stored.mailMessageId().equals(messageId)) {
+            return notMailedAgain(message, invoice, event, stored.mailMessageId(), stored.mailStatus());
+        }
+        String claimed = claim(invoice.getId(), messageId);
+        if (!claimed.equals(messageId)) {
+            return notMailedAgain(message, invoice, event, claimed, "being sent or sent");
+        }
         if (messageId.equals(accepted.get(event.eventId()))) {
             // the server accepted this mail in a transaction that rolled back: record it, do not send it again
             forgetOnCommit(event.eventId(), messageId);
@@ -173,19 +210,90 @@ public class InvoiceMailer {
      * @return the invoice's row, or null when there is none. JDBC rather than the persistence context: a mail needs
      *         the row's values only, and the entity's find and bookkeeping cost more than the query itself.
      */
-    private Invoice read(long id) {
+    private Stored read(long id) {
         try (Connection c = dataSource.getConnection(); PreparedStatement q = c.prepareStatement(READ_SQL)) {
             q.setLong(1, id);
             try (ResultSet rs = q.executeQuery()) {
                 if (!rs.next()) {
                     return null;
                 }
-                return Invoice.stored(id, rs.getString(1), new OrderConfirmed(rs.getString(3), rs.getString(2),
-                        rs.getString(4), rs.getBigDecimal(5), rs.getString(6)), rs.getObject(7, OffsetDateTime.class));
+                return new Stored(Invoice.stored(id, rs.getString(1), new OrderConfirmed(rs.getString(3),
+                        rs.getString(2), rs.getString(4), rs.getBigDecimal(5), rs.getString(6)),
+                        rs.getObject(7, OffsetDateTime.class)), rs.getString(8), rs.getString(9));
             }
         } catch (SQLException e) {
             throw new IllegalStateException("invoice " + id + " could not be read: " + e.getMessage(), e);
         }
+    }
+
+    /** An invoice's row and the state of its mail ({@code mail_message_id}, {@code mail_status}; null: none yet). */
+    private record Stored(Invoice invoice, String mailMessageId, String mailStatus) {
+    }
+
+    /**
+     * @return the fields in which the event differs from the stored invoice, comma-separated; empty when none
+     */
+    static String differences(Invoice invoice, InvoiceIssued event) {
+        java.util.StringJoiner differs = new java.util.StringJoiner(", ");
+        if (!invoice.getOrderId().equals(event.orderId())) {
+            differs.add("order_id");
+        }
+        if (!invoice.getCustomerEmail().equals(event.customerEmail())) {
+            differs.add("customer_email");
+        }
+        if (invoice.getAmount().compareTo(event.amount()) != 0) {
+            differs.add("amount");
+        }
+        if (!invoice.getCurrency().equals(event.currency())) {
+            differs.add("currency");
+        }
+        return differs.toString();
+    }
+
+    /**
+     * Takes the invoice's one mail for this Message-ID, in the delivery's transaction. A transaction racing with
+     * another event of the same invoice waits here until the other commits or rolls back (the primary key decides).
+     *
+     * @return the Message-ID the invoice's mail is taken for: this one, or another event's
+     */
+    private String claim(long id, String messageId) {
+        try (Connection c = dataSource.getConnection()) {
+            try (PreparedStatement insert = c.prepareStatement(CLAIM_SQL)) {
+                insert.setLong(1, id);
+                insert.setString(2, messageId);
+                if (insert.executeUpdate() == 1) {
+                    return messageId;
+                }
+            }
+            try (PreparedStatement q = c.prepareStatement(CLAIMED_SQL)) {
+                q.setLong(1, id);
+                try (ResultSet rs = q.executeQuery()) {
+                    return rs.next() ? rs.getString(1) : messageId;
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("the mail of invoice " + id + " could not be claimed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Acknowledges an event whose invoice has its mail already: logged, counted once its inbox row commits. */
+    private CompletionStage<Void> notMailedAgain(Message<byte[]> message, Invoice invoice, InvoiceIssued event,
+            String mailMessageId, String state) {
+        BillingMessage.BILLING0311W.log(String.valueOf(invoice.getId()), event.eventId(), mailMessageId,
+                state == null ? "being sent" : state);
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int outcome) {
+                if (outcome == Status.STATUS_COMMITTED) {
+                    notMailedAgain.inc();
+                }
+            }
+        });
+        return message.ack();
     }
 
     private void recordMailed(long id, String messageId) {
@@ -246,13 +354,13 @@ public class InvoiceMailer {
                 case PERMANENT -> {
                     String reason = BillingMessage.BILLING0130E.format(messageId, String.valueOf(invoice.getId()),
                             failure.reply());
-                    status.record(invoice.getId(), "failed", reason);
+                    status.record(invoice.getId(), "failed", reason, messageId);
                     throw new UnprocessableEventException(reason, e);
                 }
                 case UNCERTAIN -> {
                     String reason = BillingMessage.BILLING0132E.format(messageId, String.valueOf(invoice.getId()),
                             failure.reply());
-                    status.record(invoice.getId(), "uncertain", reason);
+                    status.record(invoice.getId(), "uncertain", reason, messageId);
                     throw new UnprocessableEventException(reason, e);
                 }
                 case UNAVAILABLE -> throw new DownstreamUnavailableException(

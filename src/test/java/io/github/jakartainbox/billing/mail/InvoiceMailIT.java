@@ -166,6 +166,58 @@ class InvoiceMailIT {
         assertEquals(1, Mailbox.of(email(e)).size(), "the customer got one mail, not a second one");
     }
 
+    /**
+     * Records naming an invoice already mailed, with all its fields right but under new event ids (a producer's
+     * repeat, a forged record), on several keys: no second mail, the invoice's Message-ID untouched, each counted.
+     * Before, each one mailed the invoice again under a new Message-ID and overwrote {@code mail_message_id}.
+     */
+    @Test
+    void anInvoiceRepeatedUnderNewEventIdsIsMailedOnce() throws Exception {
+        Event e = order("mail-repeat", "129.90");
+        send(List.of(e));
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ? "
+                + "AND mailed_at IS NOT NULL", e.orderId()), "invoice created and mailed");
+        long invoiceId = db.number("SELECT id FROM invoice WHERE order_id = ?", e.orderId());
+        String messageId = db.text("SELECT mail_message_id FROM invoice WHERE order_id = ?", e.orderId());
+        long countedBefore = notMailedAgain();
+        List<String> repeats = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            for (int i = 0; i < 4; i++) {
+                String eventId = UUID.randomUUID().toString();
+                repeats.add(eventId);
+                String json = Json.createObjectBuilder().add("event_id", eventId).add("invoice_id", invoiceId)
+                        .add("order_id", e.orderId()).add("customer_email", email(e)).add("amount", "129.90")
+                        .add("currency", "EUR").build().toString();
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(TestEnv.INVOICES_TOPIC,
+                        i == 0 ? email(e) : "repeat-" + i + "-" + UUID.randomUUID(), json)).get();
+            }
+        }
+        assertEquals(4, db.await(WAIT, n -> n == 4, "SELECT count(*) FROM inbox WHERE consumer = 'mailer' "
+                + "AND event_id IN (?, ?, ?, ?)", repeats.toArray()), "each repeat's event claimed by the mailer");
+        assertEquals(0, db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'mailer' "
+                + "AND event_id IN (?, ?, ?, ?)", repeats.toArray()), "a repeat is no failure");
+        assertEquals(messageId, db.text("SELECT mail_message_id FROM invoice WHERE order_id = ?", e.orderId()),
+                "the invoice's mail record is untouched");
+        assertEquals(messageId, db.text("SELECT message_id FROM invoice_mail WHERE invoice_id = ?", invoiceId));
+        List<Mailbox.Mail> mails = Mailbox.of(email(e));
+        assertEquals(List.of(messageId), mails.stream().map(Mailbox.Mail::messageId).toList(),
+                "the customer got the one mail of the invoice's own event");
+        // counted once the repeat's inbox row committed, just after the row shows
+        assertEquals(countedBefore + 4, io.github.jakartainbox.testing.Waiting.lastValue(
+                io.github.jakartainbox.testing.Waiting.await("the repeats counted").atMost(WAIT),
+                InvoiceMailIT::notMailedAgain, n -> n >= countedBefore + 4), "each repeat counted once");
+    }
+
+    /** @return {@code billing_mail_not_mailed_again_total} at /metrics, 0 before the first */
+    private static long notMailedAgain() throws Exception {
+        String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create(TestEnv.url("/metrics?scope=application"))).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "(?m)^billing_mail_not_mailed_again_total(?:\\{[^}]*\\})? ([0-9.eE+]+)$").matcher(body);
+        return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+    }
+
     /** @return the text of the mail's PDF attachment, parsed by PDFBox */
     private static String pdfText(String mime) throws Exception {
         MimeMessage message = new MimeMessage(Session.getInstance(new Properties()),
