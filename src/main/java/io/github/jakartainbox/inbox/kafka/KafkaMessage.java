@@ -59,7 +59,9 @@ public enum KafkaMessage implements CataloguedMessage {
     INBOX0626E(Level.SEVERE, "Consumer {0} sets dead-letter.order=key, but channel {1} is a share group "
             + "(group.type=share): no order holds across share consumers. Set dead-letter.order=none."),
     INBOX0627E(Level.SEVERE, "Consumer {0} sets dead-letter.order=key, which only inbox-kafka classic channels and "
-            + "message-driven beans keep; {1}. Set dead-letter.order=none.");
+            + "message-driven beans keep; {1}. Set dead-letter.order=none."),
+    INBOX0635W(Level.WARNING, "Channel {0}: group.timeout {1} exceeds the unrenewed share lock ({2} ms): a group "
+            + "whose transaction runs that long has its records handed out again meanwhile.");
 
     private final Text text;
 

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -231,6 +232,10 @@ final class ShareLoop implements Runnable {
         List<ConsumerRecord<Object, Object>> group = List.copyOf(
                 pending.subList(0, Math.min(settings.maxGroupSize(), pending.size())));
         Duration unrenewed = renew ? null : Duration.ofMillis(lockMillis(c));
+        if (groupMayOutlastLock(settings.groupTimeout(), unrenewed) && GROUP_LOCK_SAID.add(settings.channel())) {
+            KafkaMessage.INBOX0635W.log(settings.channel(), settings.groupTimeout().toString(),
+                    String.valueOf(unrenewed.toMillis()));
+        }
         List<KafkaRecordMessage> messages = group.stream()
                 .map(r -> KafkaRecordMessage.ofShare(r, deliveryLimit, unrenewed)).toList();
         GroupTransaction.Run run = new GroupTransaction.Run(0, false, false, null);
@@ -443,6 +448,18 @@ final class ShareLoop implements Runnable {
         } catch (ExecutionException e) {
             return false;
         }
+    }
+
+    /** Channels told that their groups may outlast the lock (INBOX0635W), once each. */
+    private static final Set<String> GROUP_LOCK_SAID = ConcurrentHashMap.newKeySet();
+
+    /**
+     * @param groupTimeout the channel's {@code group.timeout}: the group transaction's timeout
+     * @param unrenewed    the records' lock when the channel does not renew it; {@code null} when it does
+     * @return whether a group's transaction may run past its records' lock ({@code INBOX0242W}'s rule for a group)
+     */
+    static boolean groupMayOutlastLock(Duration groupTimeout, Duration unrenewed) {
+        return unrenewed != null && groupTimeout.compareTo(unrenewed) > 0;
     }
 
     private static long lockMillis(ShareConsumer<Object, Object> c) {

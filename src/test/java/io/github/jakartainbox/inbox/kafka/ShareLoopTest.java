@@ -342,6 +342,15 @@ class ShareLoopTest {
                 () -> assertEquals(0, channel.figures().locksExpired()));
     }
 
+    @Test
+    void aGroupMayOutlastItsLockOnlyWhenTheLockIsNotRenewedAndShorterThanTheGroupTimeout() {
+        assertAll(() -> assertTrue(ShareLoop.groupMayOutlastLock(Duration.ofSeconds(30), Duration.ofSeconds(15))),
+                () -> assertFalse(ShareLoop.groupMayOutlastLock(Duration.ofSeconds(30), null), "renewed"),
+                () -> assertFalse(ShareLoop.groupMayOutlastLock(Duration.ofSeconds(15), Duration.ofSeconds(15)),
+                        "a group cut at the lock's end"),
+                () -> assertFalse(ShareLoop.groupMayOutlastLock(Duration.ofSeconds(10), Duration.ofSeconds(30))));
+    }
+
     // ------------------------------------------------------------------------------------------------ the harness
 
     private static ConsumerRecord<Object, Object> record(long offset, int deliveryCount) {
