@@ -90,14 +90,34 @@ final class FaultServer {
             }
         }
         Files.writeString(dir.resolve("jvm.options"), "-Xms256m\n-Xmx512m\n");
-        Path overrides = Files.createDirectories(dir.resolve("configDropins/overrides"));
+        writeOverrides(false);
+    }
+
+    /**
+     * Writes the config override: the order channels' 10 s Kafka session timeout, except in share mode, whose
+     * consumers refuse {@code session.timeout.ms} (a share group's is the broker's; a killed member's records come
+     * back when their locks expire); there, {@value #SHARE_POLL_RECORDS} records a poll in {@code record_limit} mode.
+     */
+    private void writeOverrides(boolean share) throws IOException {
+        Path overrides = Files.createDirectories(server.dir().resolve("configDropins/overrides"));
         StringBuilder xml = new StringBuilder("<server>\n");
-        for (String channel : List.of("orders-billing", "orders-analytics")) {
+        for (String channel : share ? List.<String>of() : List.of("orders-billing", "orders-analytics")) {
             xml.append("  <variable name=\"mp.messaging.incoming.").append(channel)
                     .append(".session.timeout.ms\" value=\"10000\"/>\n");
         }
+        for (String channel : share ? List.of("orders-billing", "orders-analytics") : List.<String>of()) {
+            // a poll acquires a few records, not the backlog's whole batches: all three consumers get work
+            // (docs/kafka-connector.md, "Spreading the records over the consumers")
+            xml.append("  <variable name=\"mp.messaging.incoming.").append(channel)
+                    .append(".share.acquire.mode\" value=\"record_limit\"/>\n");
+            xml.append("  <variable name=\"mp.messaging.incoming.").append(channel)
+                    .append(".max.poll.records\" value=\"").append(SHARE_POLL_RECORDS).append("\"/>\n");
+        }
         Files.writeString(overrides.resolve("fault-suite.xml"), xml.append("</server>\n"));
     }
+
+    /** Records a share consumer's poll acquires in the fault suite. */
+    static final int SHARE_POLL_RECORDS = 5;
 
     @Override
     public String toString() {
@@ -115,6 +135,7 @@ final class FaultServer {
         env.put("BILLING_READER_PASSWORD", UUID.randomUUID().toString());
         operatorPassword = UUID.randomUUID().toString();
         env.put("BILLING_OPERATOR_PASSWORD", operatorPassword);
+        writeOverrides(FaultRun.SHARE.equals(scenario.get("MP_CONFIG_PROFILE")));
         server.environment(env);
         server.start();
         running = true;

@@ -18,6 +18,18 @@ public class BillingConsumer {
     @Inject
     Invoices invoices;
 
+    /** Orders whose handler waits first (fault tests only, {@code billing.test.slow-orders}); null: none. */
+    private java.util.regex.Pattern slowOrders;
+    private long slowMillis;
+
+    @jakarta.annotation.PostConstruct
+    void readTestHooks() {
+        org.eclipse.microprofile.config.Config config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
+        String slow = io.github.jakartainbox.billing.BillingConfig.TEST_SLOW_ORDERS.get(config);
+        slowOrders = slow == null || slow.isBlank() ? null : java.util.regex.Pattern.compile(slow);
+        slowMillis = io.github.jakartainbox.billing.BillingConfig.TEST_SLOW_DELAY.get(config).toMillis();
+    }
+
     /**
      * Takes the {@code Message}, not the bare value, so that the inbox reaches the Kafka record: its
      * {@code traceparent} header makes the delivery's span a child of the producer's (docs/observability.md, "Tracing"), and the
@@ -29,7 +41,15 @@ public class BillingConsumer {
     @Incoming("orders-billing")
     @Idempotent(consumer = "billing")
     public CompletionStage<Void> onOrderConfirmed(Message<byte[]> message) {
-        invoices.create(OrderConfirmed.parse(message.getPayload()));
+        OrderConfirmed order = OrderConfirmed.parse(message.getPayload());
+        if (slowOrders != null && slowOrders.matcher(order.orderId()).matches()) {
+            try {
+                Thread.sleep(slowMillis); // a handler that outlasts a share group's lock (fault suite, scenario 24)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        invoices.create(order);
         return message.ack();
     }
 }
