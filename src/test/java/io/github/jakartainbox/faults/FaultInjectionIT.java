@@ -48,8 +48,12 @@ class FaultInjectionIT {
     private static final int EVENTS = Integer.getInteger("faults.events", SOAK ? 20_000 : 5_000);
     private static final int ROUNDS = Integer.getInteger("faults.rounds", SOAK ? 3 : 1);
     private static final long SEED = Long.getLong("faults.seed", System.nanoTime());
-    /** For all events to be processed; generous (the service handles about 250 events a second here). */
-    private static final Duration PROCESSING = Duration.ofSeconds(180 + EVENTS / 50);
+    /**
+     * For all events to be processed; generous (the service handles about 250 events a second here, in share mode
+     * with one record per transaction about 15).
+     */
+    private static final Duration PROCESSING = Duration.ofSeconds(180 + EVENTS
+            / (System.getProperty("faults.modes", FaultRun.SHARE).contains(FaultRun.SHARE) ? 5 : 50));
     /** A wait gives up after this long without progress (longer than any outage the suite causes). */
     private static final Duration STALL = Duration.ofSeconds(60);
     private static final Duration CANARY = Duration.ofSeconds(60);
@@ -417,7 +421,7 @@ class FaultInjectionIT {
     private void slowHandlers(FaultRun run) throws Exception {
         Duration slow = SHARE_LOCK.plusSeconds(5);
         run.settings.putAll(Map.of("BILLING_TEST_SLOW_ORDERS", FaultRun.SLOW, "BILLING_TEST_SLOW_DELAY",
-                slow.toString(), "MP_MESSAGING_INCOMING_ORDERS_BILLING_SHARE_RENEW", "false"));
+                slow.toString(), FaultServer.BILLING_SHARE_RENEW, "false"));
         long slowOrders = run.events.stream().filter(e -> e.orderId().matches(FaultRun.SLOW)).count();
         log(run, String.format("%d orders whose billing handler waits %d s (lock %d s, renewal off)", slowOrders,
                 slow.toSeconds(), SHARE_LOCK.toSeconds()));
