@@ -1,10 +1,15 @@
 package io.github.jakartainbox.billing.invoice;
 
+import io.github.jakartainbox.billing.BillingConfig;
 import io.github.jakartainbox.billing.order.OrderConfirmed;
 import io.github.jakartainbox.inbox.Idempotent;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.concurrent.CompletionStage;
+import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -18,16 +23,16 @@ public class BillingConsumer {
     @Inject
     Invoices invoices;
 
-    /** Orders whose handler waits first (fault tests only, {@code billing.test.slow-orders}); null: none. */
-    private java.util.regex.Pattern slowOrders;
+    /** Orders whose handler waits first (fault suite only, {@code billing.test.slow-orders}); null: none. */
+    private Pattern slowOrders;
     private long slowMillis;
 
-    @jakarta.annotation.PostConstruct
+    @PostConstruct
     void readTestHooks() {
-        org.eclipse.microprofile.config.Config config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
-        String slow = io.github.jakartainbox.billing.BillingConfig.TEST_SLOW_ORDERS.get(config);
-        slowOrders = slow == null || slow.isBlank() ? null : java.util.regex.Pattern.compile(slow);
-        slowMillis = io.github.jakartainbox.billing.BillingConfig.TEST_SLOW_DELAY.get(config).toMillis();
+        Config config = ConfigProvider.getConfig();
+        String slow = BillingConfig.TEST_SLOW_ORDERS.get(config);
+        slowOrders = slow == null || slow.isBlank() ? null : Pattern.compile(slow);
+        slowMillis = BillingConfig.TEST_SLOW_DELAY.get(config).toMillis();
     }
 
     /**
@@ -44,7 +49,7 @@ public class BillingConsumer {
         OrderConfirmed order = OrderConfirmed.parse(message.getPayload());
         if (slowOrders != null && slowOrders.matcher(order.orderId()).matches()) {
             try {
-                Thread.sleep(slowMillis); // a handler that outlasts a share group's lock (fault suite, scenario 24)
+                Thread.sleep(slowMillis); // a handler that outlasts a share group's lock
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
