@@ -40,6 +40,16 @@ public class BillingConfig {
     public static final ConfigKey<Boolean> KEEP_CONNECTIONS = ConfigKey.bool("billing.mail.keep-connections", "true",
             BillingMessage.BILLING0266E);
 
+    /**
+     * For fault tests only: a regular expression of order ids whose billing handler waits {@link #TEST_SLOW_DELAY}
+     * before it invoices (a handler that outlasts a share group's lock); empty, none.
+     */
+    public static final ConfigKey<String> TEST_SLOW_ORDERS = ConfigKey.text("billing.test.slow-orders", "",
+            BillingMessage.BILLING0266E);
+    /** For fault tests only: how long the handler of a {@link #TEST_SLOW_ORDERS} order waits. */
+    public static final ConfigKey<Duration> TEST_SLOW_DELAY = ConfigKey.duration("billing.test.slow-delay", "PT20S",
+            DURATION, false, null, BillingMessage.BILLING0206E);
+
     /** Partitions of a new {@code orders.confirmed} topic. */
     public static final ConfigKey<Integer> ORDERS_CONFIRMED_PARTITIONS = ConfigKey.integer(
             "billing.orders-confirmed.partitions", "6", 1, 1000, BillingMessage.BILLING0266E);

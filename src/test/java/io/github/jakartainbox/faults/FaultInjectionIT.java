@@ -48,8 +48,12 @@ class FaultInjectionIT {
     private static final int EVENTS = Integer.getInteger("faults.events", SOAK ? 20_000 : 5_000);
     private static final int ROUNDS = Integer.getInteger("faults.rounds", SOAK ? 3 : 1);
     private static final long SEED = Long.getLong("faults.seed", System.nanoTime());
-    /** For all events to be processed; generous (the service handles about 250 events a second here). */
-    private static final Duration PROCESSING = Duration.ofSeconds(180 + EVENTS / 50);
+    /**
+     * For all events to be processed; generous (the service handles about 250 events a second here, in share mode
+     * with one record per transaction about 15).
+     */
+    private static final Duration PROCESSING = Duration.ofSeconds(180 + EVENTS
+            / (System.getProperty("faults.modes", FaultRun.SHARE).contains(FaultRun.SHARE) ? 5 : 50));
     /** A wait gives up after this long without progress (longer than any outage the suite causes). */
     private static final Duration STALL = Duration.ofSeconds(60);
     private static final Duration CANARY = Duration.ofSeconds(60);
@@ -59,14 +63,29 @@ class FaultInjectionIT {
      * and 20, poison in the middle of key sequences, about 5 minutes at N = 1,000 (three starts of two servers).
      */
     private static final String SCENARIOS = System.getProperty("faults.scenarios",
-            "1,2,3,4,5,6,7,8,9,10,11,12,13,14,16,17,18,19");
+            "1,2,3,4,5,6,7,8,9,10,11,12,13,14,16,17,18,19,21,22,23,24,25");
+    /**
+     * Of the scenarios chosen, those run in share mode ({@code -Dfaults.share.scenarios=21}: the CI cut runs the kill
+     * of one of three share consumers only, about a minute at N = 1,000).
+     */
+    private static final List<String> SHARE_SCENARIOS = List.of(System.getProperty("faults.share.scenarios",
+            "21,22,23,24,25").split("\\s*,\\s*"));
     /**
      * Delivery modes of the order channels to run the scenarios in ({@code -Dfaults.modes=grouped}): {@code grouped}
      * (inbox-kafka, the example's default) and {@code per-message} (liberty-kafka). Scenario 10 (Kafka transactions)
      * runs in grouped mode only: liberty-kafka's committed offset stops at the first transaction marker (issue 11).
+     * {@code share} (issue 42: the order channels in share groups, the example's profile {@code share}) runs
+     * scenarios 21 to 25 only, which are made for it.
      */
     private static final List<String> MODES = List.of(System.getProperty("faults.modes",
-            FaultRun.GROUPED + "," + FaultRun.PER_MESSAGE).split("\\s*,\\s*"));
+            FaultRun.GROUPED + "," + FaultRun.PER_MESSAGE + "," + FaultRun.SHARE).split("\\s*,\\s*"));
+    /**
+     * The share groups' acquisition lock in share mode: the broker's least ({@code group.share.min.record.lock.duration.ms}),
+     * so that a killed consumer's records come back soon.
+     */
+    private static final Duration SHARE_LOCK = Duration.ofSeconds(15);
+    /** Scenario 23's delivery count limit of the share groups: the broker's least. */
+    private static final int SHARE_DELIVERY_LIMIT = 2;
     /** Distinct events of scenario 9, which checks one kill at one moment rather than a stream under faults. */
     private static final int HELD_BACK_EVENTS = Math.max(200, EVENTS / 5);
     private static final Duration OUTAGE = Duration.ofSeconds(5);
@@ -114,8 +133,8 @@ class FaultInjectionIT {
     static void startInfrastructure() throws Exception {
         report = new FaultReport(String.format("N = %,d distinct events per scenario, each delivered 1 to %d times, "
                 + "shuffled with poison messages (seed %d, `-Dfaults.seed=%d` repeats the pattern), topic with %d "
-                + "partitions; %d round(s); %d cores.", EVENTS, FaultRun.MAX_DELIVERIES, SEED, SEED,
-                FaultRun.PARTITIONS, ROUNDS, Runtime.getRuntime().availableProcessors()));
+                + "partitions (share mode: %d); %d round(s); %d cores.", EVENTS, FaultRun.MAX_DELIVERIES, SEED, SEED,
+                FaultRun.PARTITIONS, FaultRun.SHARE_PARTITIONS, ROUNDS, Runtime.getRuntime().availableProcessors()));
         Runtime.getRuntime().addShutdownHook(CLEANUP); // Ctrl-C or a killed fork: leave nothing running
         Path wlp = Path.of(System.getProperty("wlp.dir", "target/liberty/wlp"));
         a = new FaultServer(wlp, "faults-a", 19080);
@@ -146,6 +165,19 @@ class FaultInjectionIT {
         for (String mode : MODES)
         for (int round = 1; round <= ROUNDS; round++) {
             String suffix = (ROUNDS == 1 ? "" : " (round " + round + ")") + " [" + mode + "]";
+            if (mode.equals(FaultRun.SHARE)) {
+                tests.add(scenario(21, "three share consumers on one partition, the server of one killed and "
+                        + "restarted" + suffix, 3, mode, this::killOneShareConsumer));
+                tests.add(scenario(22, "Kafka broker stopped, started, three share consumers" + suffix, 3, mode,
+                        this::restartBrokerUnderShareConsumers));
+                tests.add(scenario(23, "PostgreSQL down longer than lock x delivery limit, three share consumers"
+                        + suffix, 3, mode, this::longDatabaseOutage));
+                tests.add(scenario(24, "handlers that outlast the lock, three share consumers" + suffix, 3, mode,
+                        this::slowHandlers));
+                tests.add(scenario(25, "PostgreSQL failover to an asynchronous standby without the last commits, "
+                        + "share groups (loss expected, counted)" + suffix, 3, mode, run -> failover(run, false, true)));
+                continue;
+            }
             tests.add(scenario(1, "kill -9 mid-stream, restart" + suffix, 3, mode, this::killAndRestart));
             tests.add(scenario(2, "graceful stop, start" + suffix, 3, mode, this::stopAndStart));
             tests.add(scenario(3, "two servers, one killed and restarted" + suffix, 3, mode, this::killOneOfTwo));
@@ -187,7 +219,11 @@ class FaultInjectionIT {
             }
         }
         List<String> chosen = List.of(SCENARIOS.split("\\s*,\\s*"));
-        return tests.stream().filter(t -> chosen.contains(t.getDisplayName().substring(0, t.getDisplayName().indexOf('.'))));
+        return tests.stream().filter(t -> {
+            String number = t.getDisplayName().substring(0, t.getDisplayName().indexOf('.'));
+            return chosen.contains(number) && (!t.getDisplayName().endsWith("[" + FaultRun.SHARE + "]")
+                    || SHARE_SCENARIOS.contains(number));
+        });
     }
 
     private void killAndRestart(FaultRun run) throws Exception {
@@ -339,6 +375,87 @@ class FaultInjectionIT {
             }
             return null;
         });
+    }
+
+    /**
+     * Issue 42's kill in share mode: three consumers of each share group on the topic's one partition, two on
+     * faults-a (the channels' two copies) and one on faults-b; at 30 % faults-b is killed with SIGKILL, holding the
+     * records it acquired until their locks expire ({@link #SHARE_LOCK}), and started again at once.
+     */
+    private void killOneShareConsumer(FaultRun run) throws Exception {
+        parallel(() -> start(run, a), () -> start(run, b));
+        at(run, 0.3, "kill -9 faults-b (its acquired records come back when their locks expire)");
+        b.kill();
+        start(run, b);
+    }
+
+    /** {@link #restartBroker} under three share consumers (two on faults-a, one on faults-b). */
+    private void restartBrokerUnderShareConsumers(FaultRun run) throws Exception {
+        parallel(() -> start(run, a), () -> start(run, b));
+        at(run, 0.3, "stop the Kafka broker for " + OUTAGE.toSeconds() + " s");
+        kafka.restart(OUTAGE);
+    }
+
+    /**
+     * Issue 42's long outage: the share groups' delivery count limit set to {@value #SHARE_DELIVERY_LIMIT} and their
+     * lock to {@link #SHARE_LOCK}; at 30 % PostgreSQL is stopped for longer than lock x limit. A consumer that
+     * let its records' locks expire or released them would burn their deliveries and the broker would archive
+     * them: no record may be lost, and the delivery limit must not dead-letter a good one.
+     */
+    private void longDatabaseOutage(FaultRun run) throws Exception {
+        for (String group : List.of(run.billingGroup, run.analyticsGroup)) {
+            kafka.alterGroupConfig(group, Map.of("share.delivery.count.limit", String.valueOf(SHARE_DELIVERY_LIMIT)));
+        }
+        parallel(() -> start(run, a), () -> start(run, b));
+        Duration down = SHARE_LOCK.multipliedBy(SHARE_DELIVERY_LIMIT).plusSeconds(10);
+        at(run, 0.3, "stop PostgreSQL for " + down.toSeconds() + " s (lock " + SHARE_LOCK.toSeconds() + " s x "
+                + "delivery limit " + SHARE_DELIVERY_LIMIT + ")");
+        postgres.restart(down);
+    }
+
+    /**
+     * Issue 42's slow handlers: lock renewal off ({@code share.renew=false}) and one order in 50 whose billing handler
+     * waits longer than the lock ({@code BILLING_TEST_SLOW_ORDERS}): the broker hands such a record to another
+     * consumer while the first still runs; the second's claim waits for the first's row and skips it as a duplicate.
+     */
+    private void slowHandlers(FaultRun run) throws Exception {
+        Duration slow = SHARE_LOCK.plusSeconds(5);
+        run.settings.putAll(Map.of("BILLING_TEST_SLOW_ORDERS", FaultRun.SLOW, "BILLING_TEST_SLOW_DELAY",
+                slow.toString(), FaultServer.BILLING_SHARE_RENEW, "false"));
+        long slowOrders = run.events.stream().filter(e -> e.orderId().matches(FaultRun.SLOW)).count();
+        log(run, String.format("%d orders whose billing handler waits %d s (lock %d s, renewal off)", slowOrders,
+                slow.toSeconds(), SHARE_LOCK.toSeconds()));
+        run.checks.add(() -> assertTrue(slowOrders > 0, "no slow order in the run"));
+        long expiredBefore = a.logLines("INBOX0624W") + b.logLines("INBOX0624W");
+        parallel(() -> start(run, a), () -> start(run, b));
+        run.checks.add(() -> assertTrue(a.logLines("INBOX0624W") + b.logLines("INBOX0624W") > expiredBefore,
+                "no delivery outlasted its lock (INBOX0624W): the scenario did not cause what it is about"));
+    }
+
+    /**
+     * The check of share mode: every record on the topic, read back, is settled by each consumer's inbox, its event
+     * id in the consumer's inbox rows or its payload among the consumer's dead letters. A record the broker archived
+     * (delivery limit reached, or rejected before a dead letter) without either would be an event lost behind the
+     * inbox's back.
+     */
+    private static void notSettledByTheInbox(FaultRun run, Db db) throws Exception {
+        java.util.regex.Pattern eventId = java.util.regex.Pattern.compile("\"event_id\"\\s*:\\s*\"([^\"]+)\"");
+        List<String> values = kafka.values(run.topic);
+        for (String consumer : List.of("billing", "analytics")) {
+            java.util.Set<String> rows = new java.util.HashSet<>(db.texts(
+                    "SELECT lower(event_id) FROM inbox WHERE consumer = ?", consumer));
+            java.util.Set<String> dead = new java.util.HashSet<>(db.texts("SELECT coalesce(payload, '') FROM "
+                    + Db.DEAD_LETTERS + " WHERE consumer = ?", consumer));
+            long unsettled = values.stream().filter(v -> {
+                java.util.regex.Matcher m = eventId.matcher(v == null ? "" : v);
+                return !(m.find() && rows.contains(m.group(1).toLowerCase(java.util.Locale.ROOT)))
+                        && !dead.contains(v);
+            }).count();
+            log(run, String.format("%s: %,d of %,d records on the topic neither in the inbox nor dead-lettered",
+                    consumer, unsettled, values.size()));
+            run.checks.add(() -> assertEquals(0, unsettled, consumer + ": records on the topic neither in the "
+                    + "inbox nor among its dead letters (archived by the broker behind the inbox's back)"));
+        }
     }
 
     private void rewind(FaultRun run) throws Exception {
@@ -581,8 +698,12 @@ class FaultInjectionIT {
         run.sideEffectsOfLostCommits = !synchronous;
         run.lossExpected = !offsetsInDatabase;
         run.lostCommitLinesBefore = lostCommitLines();
+        run.lossTolerated = run.share();
         start(run, a, offsetsInDatabase ? Map.of()
                 : Map.of("MP_MESSAGING_CONNECTOR_INBOX_KAFKA_OFFSET_STORE", "kafka"));
+        if (run.share()) {
+            start(run, b); // three share consumers
+        }
         if (!synchronous) {
             // once the service made its tables, and before any record is sent, so that the loss does not depend on
             // how fast the service is: none of the run's events reach the standby (stopping it at 30 % of the events
@@ -653,7 +774,13 @@ class FaultInjectionIT {
                     run.bootstrap = kafka.bootstrap;
                 }
                 postgres.recreate(run.database);
-                kafka.createTopic(run.topic, FaultRun.PARTITIONS);
+                kafka.createTopic(run.topic, run.partitions());
+                if (run.share()) {
+                    for (String group : List.of(run.billingGroup, run.analyticsGroup)) {
+                        kafka.alterGroupConfig(group, Map.of("share.record.lock.duration.ms",
+                                String.valueOf(SHARE_LOCK.toMillis())));
+                    }
+                }
                 // made before the relay's producer meets it (a brand-new topic and the idempotent producer: see docs/outbox-and-mail.md, "The relay")
                 kafka.createTopic(run.issuedTopic, FaultRun.PARTITIONS);
                 if (!SENT_DURING_THE_FAULT.contains(number)) {
@@ -715,6 +842,12 @@ class FaultInjectionIT {
                 log(run, (found >= 0 ? found + " log lines" : "log lines (not counted: messages.log was rotated)")
                         + " of lost commits found by the channels (INBOX0612W, INBOX0613W)");
             }
+            if (run.lossTolerated) {
+                log(run, String.format("events lost by the failover in share mode (expected, not failed): billing "
+                        + "%,d, analytics %,d; duplicated invoices %,d", outcome.lostBilling(),
+                        outcome.lostAnalytics(), outcome.dupBilling()));
+                return;
+            }
             if (run.lossExpected) {
                 assertTrue(outcome.lostBilling() > 0, outcome.where() + "the failover lost no event with offsets in "
                         + "Kafka only: the scenario did not cause the loss it is about");
@@ -752,8 +885,9 @@ class FaultInjectionIT {
         boolean canary = db.await(complete ? CANARY : Duration.ofSeconds(10), n -> n >= 2,
                 "SELECT count(*) FROM inbox WHERE event_id = ?", run.canary.eventId()) >= 2;
         // a canary not processed: the lag is read once, the consumers are not waited for any more
-        Callable<Long> consumersLag = () -> kafka.lag(run.billingGroup, run.topic)
-                + kafka.lag(run.analyticsGroup, run.topic);
+        Callable<Long> consumersLag = run.share()
+                ? () -> kafka.shareLag(run.billingGroup, run.topic) + kafka.shareLag(run.analyticsGroup, run.topic)
+                : () -> kafka.lag(run.billingGroup, run.topic) + kafka.lag(run.analyticsGroup, run.topic);
         long lag = canary ? Waiting.lastValue(poll(CANARY, 250), consumersLag, n -> n == 0) : consumersLag.call();
         log(run, "canary " + (canary ? "processed" : "NOT processed") + ", uncommitted records " + lag);
         long invoices = db.number("SELECT count(*) FROM invoice");
@@ -763,6 +897,9 @@ class FaultInjectionIT {
                 n -> n == 0);
         log(run, String.format("%,d of %,d invoices mailed, mailer's uncommitted records %d", mailed, invoices,
                 mailerLag));
+        if (run.share()) {
+            notSettledByTheInbox(run, db);
+        }
         a.readFresh();
         b.readFresh();
         c.readFresh();
@@ -788,6 +925,12 @@ class FaultInjectionIT {
 
     /** Starts a server with the scenario's environment and {@code extra}. */
     private static void start(FaultRun run, FaultServer server, Map<String, String> extra) throws Exception {
+        if (run.share() && server != a && !extra.containsKey("MP_MESSAGING_INCOMING_ORDERS_BILLING_CONCURRENCY")) {
+            // three consumers of each share group: faults-a's two copies of each channel and one here
+            extra = new java.util.HashMap<>(extra);
+            extra.put("MP_MESSAGING_INCOMING_ORDERS_BILLING_CONCURRENCY", "1");
+            extra.put("MP_MESSAGING_INCOMING_ORDERS_ANALYTICS_CONCURRENCY", "1");
+        }
         server.start(run.environment(extra));
         log(run, server + " ready" + (extra.isEmpty() ? "" : " " + extra));
     }

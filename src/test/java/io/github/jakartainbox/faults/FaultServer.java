@@ -90,14 +90,45 @@ final class FaultServer {
             }
         }
         Files.writeString(dir.resolve("jvm.options"), "-Xms256m\n-Xmx512m\n");
-        Path overrides = Files.createDirectories(dir.resolve("configDropins/overrides"));
+        writeOverrides(false, true);
+    }
+
+    /**
+     * Writes the config override: the order channels' 10 s Kafka session timeout, except in share mode, whose
+     * consumers refuse {@code session.timeout.ms} (a share group's is the broker's; a killed member's records come
+     * back when their locks expire); there, {@value #SHARE_POLL_RECORDS} records a poll in {@code record_limit} mode,
+     * and billing's lock renewal off when the scenario says so ({@link #BILLING_SHARE_RENEW}).
+     */
+    private void writeOverrides(boolean share, boolean billingRenews) throws IOException {
+        Path overrides = Files.createDirectories(server.dir().resolve("configDropins/overrides"));
         StringBuilder xml = new StringBuilder("<server>\n");
-        for (String channel : List.of("orders-billing", "orders-analytics")) {
+        for (String channel : share ? List.<String>of() : List.of("orders-billing", "orders-analytics")) {
             xml.append("  <variable name=\"mp.messaging.incoming.").append(channel)
                     .append(".session.timeout.ms\" value=\"10000\"/>\n");
         }
+        for (String channel : share ? List.of("orders-billing", "orders-analytics") : List.<String>of()) {
+            // a poll acquires a few records, not the backlog's whole batches: all three consumers get work
+            // (docs/kafka-connector.md, "Spreading the records over the consumers")
+            xml.append("  <variable name=\"mp.messaging.incoming.").append(channel)
+                    .append(".share.acquire.mode\" value=\"record_limit\"/>\n");
+            xml.append("  <variable name=\"mp.messaging.incoming.").append(channel)
+                    .append(".max.poll.records\" value=\"").append(SHARE_POLL_RECORDS).append("\"/>\n");
+        }
+        if (share && !billingRenews) {
+            xml.append("  <variable name=\"mp.messaging.incoming.orders-billing.share.renew\" value=\"false\"/>\n");
+        }
         Files.writeString(overrides.resolve("fault-suite.xml"), xml.append("</server>\n"));
     }
+
+    /**
+     * A scenario setting ({@code false}): the billing channel's lock renewal off in share mode. A server variable,
+     * not an environment variable: SmallRye reads {@code MP_MESSAGING_INCOMING_ORDERS_BILLING_SHARE_RENEW}, a key
+     * the configuration does not name already, as a channel {@code orders} and refuses the application.
+     */
+    static final String BILLING_SHARE_RENEW = "FAULTS_BILLING_SHARE_RENEW";
+
+    /** Records a share consumer's poll acquires in the fault suite. */
+    static final int SHARE_POLL_RECORDS = 5;
 
     @Override
     public String toString() {
@@ -115,6 +146,8 @@ final class FaultServer {
         env.put("BILLING_READER_PASSWORD", UUID.randomUUID().toString());
         operatorPassword = UUID.randomUUID().toString();
         env.put("BILLING_OPERATOR_PASSWORD", operatorPassword);
+        writeOverrides(FaultRun.SHARE.equals(scenario.get("MP_CONFIG_PROFILE")),
+                !"false".equals(scenario.get(BILLING_SHARE_RENEW)));
         server.environment(env);
         server.start();
         running = true;

@@ -295,6 +295,73 @@ final class PrivateKafka {
     }
 
     /**
+     * @return records of the topic that the share group has not brought to a final state (accepted, rejected or
+     *         archived), summed over the partitions: the broker's share-partition lag, or all of the topic when the
+     *         group has no state for it yet
+     */
+    long shareLag(String group, String topic) throws ExecutionException, InterruptedException {
+        try (Admin admin = admin()) {
+            Map<TopicPartition, org.apache.kafka.clients.admin.SharePartitionOffsetInfo> offsets = admin
+                    .listShareGroupOffsets(Map.of(group, new org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo(group).get();
+            return endOffsets(admin, topic).entrySet().stream().mapToLong(e -> {
+                var info = offsets.get(e.getKey());
+                return info == null ? e.getValue() : info.lag().orElse(e.getValue() - info.startOffset());
+            }).sum();
+        }
+    }
+
+    /**
+     * Sets share groups' own configuration (group config, e.g. {@code share.record.lock.duration.ms}), before or
+     * while their consumers run.
+     */
+    void alterGroupConfig(String group, Map<String, String> config) throws ExecutionException, InterruptedException {
+        try (Admin admin = admin()) {
+            List<org.apache.kafka.clients.admin.AlterConfigOp> ops = config.entrySet().stream()
+                    .map(e -> new org.apache.kafka.clients.admin.AlterConfigOp(
+                            new org.apache.kafka.clients.admin.ConfigEntry(e.getKey(), e.getValue()),
+                            org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)).toList();
+            admin.incrementalAlterConfigs(Map.of(new org.apache.kafka.common.config.ConfigResource(
+                    org.apache.kafka.common.config.ConfigResource.Type.GROUP, group), ops)).all().get();
+        }
+    }
+
+    /**
+     * Reads a whole topic from its beginning to the end offsets of now.
+     *
+     * @return every record's value, in offset order per partition
+     */
+    List<String> values(String topic) throws ExecutionException, InterruptedException {
+        List<String> values = new ArrayList<>();
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<TopicPartition, Long> end;
+        try (Admin admin = admin()) {
+            end = endOffsets(admin, topic);
+        }
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new StringDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>(end.keySet());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("topic " + topic + " not read to its end within " + TIMEOUT);
+                }
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                    if (r.offset() < end.get(new TopicPartition(topic, r.partition()))) {
+                        values.add(r.value());
+                    }
+                }
+            }
+        }
+        return values;
+    }
+
+    /**
      * An operator's replay: sets the group's committed offsets of every partition of the topic to 0. The group
      * must have no members (its servers stopped); tried again for up to a minute while it still has.
      *
