@@ -6,12 +6,16 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Random;
 import io.github.jakartainbox.testing.UuidV7;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Future;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -24,7 +28,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * an amount that is no amount: each consumer dead-letters them), {@code --topic T} (default orders.confirmed),
  * {@code --bootstrap host:port} (default {@code KAFKA_BOOTSTRAP_SERVERS}, else 127.0.0.1:9092), {@code --seed N} for
  * a repeatable order, {@code --run ID} to choose the run id. Prints the run id: every order id of the run starts
- * with it.
+ * with it. A wrong argument ends it with one line and status 2; a broker that does not answer within
+ * {@link #BROKER_WAIT}, with one line and status 1.
  */
 public final class SampleEvents {
 
@@ -35,40 +40,115 @@ public final class SampleEvents {
     private SampleEvents() {
     }
 
-    public static void main(String[] args) throws Exception {
-        int events = 10;
-        int duplicates = 3;
-        String topic = "orders.confirmed";
-        String bootstrap = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
-        long seed = System.nanoTime();
-        String run = null;
-        boolean bad = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--events" -> events = Integer.parseInt(args[++i]);
-                case "--duplicates" -> duplicates = Integer.parseInt(args[++i]);
-                case "--topic" -> topic = args[++i];
-                case "--bootstrap" -> bootstrap = args[++i];
-                case "--seed" -> seed = Long.parseLong(args[++i]);
-                case "--run" -> run = args[++i];
-                case "--bad" -> bad = true;
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + "; use --events N --duplicates N --bad --topic T --bootstrap host:port --seed N --run ID");
+    /** One line of usage, printed after a wrong argument (bin/sample-events checks the same before Maven starts). */
+    static final String USAGE = "usage: bin/sample-events [--events N] [--duplicates N] [--bad] [--topic T] "
+            + "[--bootstrap host:port] [--seed N] [--run ID]";
+
+    /** How long the tool waits for the broker's first answer before it gives up with a line of its own. */
+    static final Duration BROKER_WAIT = Duration.ofSeconds(5);
+
+    /** Kept so that the level set on it lasts (java.util.logging holds loggers weakly). */
+    private static final Logger KAFKA_LOG = Logger.getLogger("org.apache.kafka");
+
+    /**
+     * The tool's options.
+     *
+     * @param run {@code null} for one made from the seed
+     */
+    record Options(int events, int duplicates, boolean bad, String topic, String bootstrap, long seed, String run) {
+
+        /**
+         * @param args             the command line
+         * @param defaultBootstrap the broker when {@code --bootstrap} is not given
+         * @param defaultSeed      the seed when {@code --seed} is not given
+         * @return the options
+         * @throws IllegalArgumentException naming the wrong argument
+         */
+        static Options parse(String[] args, String defaultBootstrap, long defaultSeed) {
+            int events = 10;
+            int duplicates = 3;
+            boolean bad = false;
+            String topic = "orders.confirmed";
+            String bootstrap = defaultBootstrap;
+            long seed = defaultSeed;
+            String run = null;
+            for (int i = 0; i < args.length; i++) {
+                String option = args[i];
+                if (option.equals("--bad")) {
+                    bad = true;
+                    continue;
+                }
+                if (!List.of("--events", "--duplicates", "--topic", "--bootstrap", "--seed", "--run").contains(option)) {
+                    throw new IllegalArgumentException("unknown argument " + option);
+                }
+                if (i + 1 == args.length || args[i + 1].isEmpty()) {
+                    throw new IllegalArgumentException(option + " needs a value");
+                }
+                String value = args[++i];
+                switch (option) {
+                    case "--events" -> events = count(option, value);
+                    case "--duplicates" -> duplicates = count(option, value);
+                    case "--topic" -> topic = value;
+                    case "--bootstrap" -> bootstrap = value;
+                    case "--seed" -> seed = number(option, value);
+                    default -> run = value;
+                }
             }
+            return new Options(events, duplicates, bad, topic, bootstrap, seed, run);
         }
-        if (run == null) {
-            run = "run-" + Long.toHexString(seed & 0xffffffL);
+
+        private static int count(String option, String value) {
+            if (!value.matches("[0-9]{1,9}")) {
+                throw new IllegalArgumentException(option + " " + value + ": not a whole number from 0 to 999999999");
+            }
+            return Integer.parseInt(value);
         }
-        List<Event> distinct = events(run, events);
-        List<Event> deliveries = new ArrayList<>(withDuplicates(distinct, duplicates, new Random(seed)));
-        if (bad) {
+
+        private static long number(String option, String value) {
+            if (!value.matches("-?[0-9]{1,18}")) {
+                throw new IllegalArgumentException(option + " " + value + ": not a whole number");
+            }
+            return Long.parseLong(value);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        // the producer's INFO lines (its whole configuration, ~100 lines) say nothing to the user of this tool
+        KAFKA_LOG.setLevel(Level.WARNING);
+        Options options;
+        try {
+            options = Options.parse(args,
+                    System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"), System.nanoTime());
+        } catch (IllegalArgumentException e) {
+            System.err.println("sample-events: " + e.getMessage() + "; " + USAGE);
+            System.exit(2);
+            return;
+        }
+        String run = options.run() != null ? options.run() : "run-" + Long.toHexString(options.seed() & 0xffffffL);
+        List<Event> distinct = events(run, options.events());
+        List<Event> deliveries =
+                new ArrayList<>(withDuplicates(distinct, options.duplicates(), new Random(options.seed())));
+        if (options.bad()) {
             deliveries.addAll(badRecords(run));
         }
-        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
-            send(producer, topic, deliveries);
+        Properties wait = new Properties();
+        wait.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(BROKER_WAIT.toMillis()));
+        try (KafkaProducer<String, String> producer = producer(options.bootstrap(), wait)) {
+            try {
+                // one wait for the broker: each send of a broker that never answers would wait max.block.ms again
+                producer.partitionsFor(options.topic());
+            } catch (TimeoutException e) {
+                System.err.println("sample-events: no Kafka broker answered on " + options.bootstrap() + " within "
+                        + BROKER_WAIT.toSeconds() + " s. Start one with bin/kafka-broker start, or point "
+                        + "KAFKA_BOOTSTRAP_SERVERS or --bootstrap at yours.");
+                producer.close(Duration.ZERO);
+                System.exit(1);
+            }
+            send(producer, options.topic(), deliveries);
         }
         System.out.printf("sent %d deliveries of %d distinct events%s to %s (run id %s: order ids %s-*)%n",
-                deliveries.size(), distinct.size(), bad ? " and 2 malformed records" : "", topic, run, run);
+                deliveries.size(), distinct.size(), options.bad() ? " and 2 malformed records" : "", options.topic(),
+                run, run);
     }
 
     /**
@@ -162,6 +242,11 @@ public final class SampleEvents {
     }
 
     public static KafkaProducer<String, String> producer(String bootstrap) {
+        return producer(bootstrap, new Properties());
+    }
+
+    /** @param extra producer properties set over the defaults */
+    static KafkaProducer<String, String> producer(String bootstrap, Properties extra) {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
@@ -172,6 +257,7 @@ public final class SampleEvents {
         // NOT_LEADER_OR_FOLLOWER could otherwise be overtaken by the next one, and the broker (4.1) then rejects its
         // retries as out of order until they expire: KAFKA-15591, seen in the fault suite as "Expiring N records"
         props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+        props.putAll(extra);
         return new KafkaProducer<>(props);
     }
 

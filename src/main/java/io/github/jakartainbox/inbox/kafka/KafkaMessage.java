@@ -41,8 +41,8 @@ public enum KafkaMessage implements CataloguedMessage {
             + "every second."),
     INBOX0617W(Level.WARNING, "Channel {0}: database offsets {1} are not proven to be of topic id {2} (a topic "
             + "made again under the name); those partitions are read from their start."),
-    INBOX0618W(Level.WARNING, "Channel {0}: topic {1} does not exist in the cluster (deleted, or not made yet); "
-            + "nothing of it is read until it exists."),
+    INBOX0618W(Level.WARNING, "Channel {0}: topic {1} existed and the cluster no longer has it (deleted); "
+            + "nothing of it is read until it exists again."),
     INBOX0619I(Level.INFO, "Channel {0}: topic {1} exists again (topic id {2}, {3} partitions)."),
     INBOX0620E(Level.SEVERE, "Channel {0}: the message at {1} failed {2} times in a row ({3}); it is delivered "
             + "again every {4} ms, and this is said again at {5}."),
@@ -60,6 +60,8 @@ public enum KafkaMessage implements CataloguedMessage {
             + "(group.type=share): no order holds across share consumers. Set dead-letter.order=none."),
     INBOX0627E(Level.SEVERE, "Consumer {0} sets dead-letter.order=key, which only inbox-kafka classic channels and "
             + "message-driven beans keep; {1}. Set dead-letter.order=none."),
+    INBOX0628I(Level.INFO, "Channel {0}: topic {1} does not exist yet; it is read once it is made."),
+    INBOX0629I(Level.INFO, "Channel {0}: topic {1} now exists (topic id {2}, {3} partitions)."),
     INBOX0635W(Level.WARNING, "Channel {0}: group.timeout {1} exceeds the unrenewed share lock ({2} ms): a group "
             + "whose transaction runs that long has its records handed out again meanwhile.");
 

@@ -5,6 +5,8 @@ import io.github.jakartainbox.inbox.logging.InboxLog;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +24,10 @@ import org.apache.kafka.common.errors.WakeupException;
  * Every {@value #EVERY_MILLIS} ms, on the poll thread, compares what the cluster says of the channel's topics
  * ({@link ClusterTopics}, one {@code describeTopics} request) with what the channel reads:
  * <ul>
- *   <li>a topic that does not exist (deleted, or not made yet) is reported once ({@code INBOX0618W}) and shown by
- *       health until it exists again ({@code INBOX0619I});</li>
+ *   <li>a topic that does not exist is reported once and shown by health until it exists: a topic not seen since
+ *       the start is not made yet ({@code INBOX0628I}, then {@code INBOX0629I}), as when the service makes its own
+ *       topics just after its channels start; one seen before was deleted ({@code INBOX0618W}, then
+ *       {@code INBOX0619I});</li>
  *   <li>an assigned partition whose topic now has another topic id (deleted and made again while the channel read
  *       it) starts over at the new topic's start ({@link OffsetRows#recreated});</li>
  *   <li>partitions the cluster has and this consumer's metadata does not yet know (partitions added, seen by the
@@ -56,6 +60,8 @@ final class TopicWatch {
     private final PartitionOffsets offsets;
     private final OffsetRows rows;
     private final KafkaOffsets store;
+    /** The channel's topics seen in the cluster since the start (poll thread only). */
+    private final Set<String> existed = new HashSet<>();
     private long next = System.nanoTime();
     private volatile Seen seen = Seen.NOTHING;
 
@@ -94,7 +100,8 @@ final class TopicWatch {
         }
     }
 
-    private void round() throws Exception {
+    /** One round now (tests call it directly; {@link #run()} when one is due). */
+    void round() throws Exception {
         Consumer<?, ?> c = consumer.get();
         Map<String, ClusterTopics.Topic> described = topics.describe(settings.topics());
         List<String> missing = new ArrayList<>();
@@ -103,17 +110,18 @@ final class TopicWatch {
                 missing.add(topic);
             }
         }
-        for (String topic : missing) {
-            if (!seen.missing().contains(topic)) {
-                KafkaMessage.INBOX0618W.log(settings.channel(), topic);
+        changes(settings.topics(), described.keySet(), seen.missing(), existed).forEach((topic, change) -> {
+            switch (change) {
+                case NOT_YET -> KafkaMessage.INBOX0628I.log(settings.channel(), topic);
+                case GONE -> KafkaMessage.INBOX0618W.log(settings.channel(), topic);
+                case MADE, BACK -> {
+                    ClusterTopics.Topic now = described.get(topic);
+                    (change == Change.MADE ? KafkaMessage.INBOX0629I : KafkaMessage.INBOX0619I)
+                            .log(settings.channel(), topic, now.id(), String.valueOf(now.partitions()));
+                }
             }
-        }
-        for (String topic : seen.missing()) {
-            ClusterTopics.Topic back = described.get(topic);
-            if (back != null) {
-                KafkaMessage.INBOX0619I.log(settings.channel(), topic, back.id(), String.valueOf(back.partitions()));
-            }
-        }
+        });
+        settings.topics().stream().filter(described::containsKey).forEach(existed::add);
         if (rows != null) {
             Map<String, List<TopicPartition>> changed = changedUnderfoot(c.assignment(), described);
             changed.forEach((topic, partitions) -> rows.recreated(partitions, described.get(topic).id()));
@@ -129,6 +137,40 @@ final class TopicWatch {
                     settings.topics().toString());
         }
         seen = new Seen(List.copyOf(missing), Map.copyOf(unassigned), notRead);
+    }
+
+    /** What a round has to say of a topic. */
+    enum Change {
+        /** missing, never seen since the start: not made yet (the service may be making it) */
+        NOT_YET,
+        /** missing, seen before: deleted */
+        GONE,
+        /** reported NOT_YET, now there */
+        MADE,
+        /** reported GONE, there again */
+        BACK
+    }
+
+    /**
+     * @param topics  the channel's topics
+     * @param present the topics the cluster has now
+     * @param missing the topics missing at the last round (each already reported)
+     * @param existed the topics seen in the cluster at any round before
+     * @return the topics whose state changed since the last round, with what to say of each; no entry for a topic
+     *         still missing or still there
+     */
+    static Map<String, Change> changes(List<String> topics, Set<String> present, List<String> missing,
+                                       Set<String> existed) {
+        Map<String, Change> changes = new LinkedHashMap<>();
+        for (String topic : topics) {
+            boolean seenBefore = existed.contains(topic);
+            if (!present.contains(topic) && !missing.contains(topic)) {
+                changes.put(topic, seenBefore ? Change.GONE : Change.NOT_YET);
+            } else if (present.contains(topic) && missing.contains(topic)) {
+                changes.put(topic, seenBefore ? Change.BACK : Change.MADE);
+            }
+        }
+        return changes;
     }
 
     /**
