@@ -195,12 +195,16 @@ public class RequestGuard implements Filter {
      */
     static int malformedEscape(String raw) {
         for (int i = raw.indexOf('%'); i >= 0; i = raw.indexOf('%', i + 1)) {
-            if (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0
-                    || Character.digit(raw.charAt(i + 2), 16) < 0) {
+            if (i + 2 >= raw.length() || !asciiHex(raw.charAt(i + 1)) || !asciiHex(raw.charAt(i + 2))) {
                 return i;
             }
         }
         return -1;
+    }
+
+    /** @return whether c is 0-9, a-f or A-F ({@link Character#digit} also takes other scripts' digits) */
+    private static boolean asciiHex(char c) {
+        return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 
     /**

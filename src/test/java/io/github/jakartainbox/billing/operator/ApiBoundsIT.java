@@ -42,7 +42,9 @@ class ApiBoundsIT {
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final String LONG = "x".repeat(5000);
     private static final List<String> BAD_NUMBERS = List.of("abc", "-1", "0", "1.5", "99999999999999999999",
-            "9223372036854775808", "%20", "1e3", "0x10");
+            "9223372036854775808", "%20", "1e3", "0x10", "%2B1",
+            // digits of other scripts (ARABIC-INDIC ONE, FULLWIDTH ONE), which Integer.parseInt takes: ?limit= was 1
+            "%D9%A1", "%EF%BC%91");
 
     @Deployment(testable = false)
     static WebArchive deployment() {

@@ -39,6 +39,9 @@ class RequestGuardTest {
         assertEquals(8, RequestGuard.malformedEscape("orderId=%"));
         assertEquals(8, RequestGuard.malformedEscape("orderId=%4"));
         assertEquals(11, RequestGuard.malformedEscape("orderId=%41%g1"));
+        // hexadecimal digits are ASCII: Character.digit also took ARABIC-INDIC DIGIT ONE and FULLWIDTH LATIN A
+        assertEquals(6, RequestGuard.malformedEscape("limit=%\u0661\u0661"));
+        assertEquals(6, RequestGuard.malformedEscape("limit=%4\uff21"));
     }
 
     @Test
