@@ -35,6 +35,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *       method. A page of another name whose address is made to resolve to this server (DNS rebinding) is its own
  *       origin: its {@code Host} and {@code Origin} agree and the rule below passes it; only the name tells it
  *       apart.</li>
+ *   <li><b>A URL with a character it may not carry unencoded is refused</b> (400, {@code BILLING0295E}, saying to
+ *       percent-encode it as UTF-8): the JAX-RS runtime could not parse the URI and answered without a hint.</li>
  *   <li><b>A guard header sent twice is refused</b> (400, {@code BILLING0260E}): {@code Host}, {@code Origin},
  *       {@code Sec-Fetch-Site}, {@code Sec-Fetch-Mode}; only the first {@code Origin} was checked.</li>
  *   <li><b>A repeated query parameter of the API is refused</b> (400, {@code BILLING0261E}, naming it): the runtime
@@ -171,6 +173,21 @@ public class RequestGuard implements Filter {
                     where, String.valueOf(bad), Printable.of(text.substring(bad, Math.min(text.length(), bad + 3)), 10)));
             return;
         }
+        int raw = notInUri(path);
+        where = "path";
+        if (raw < 0 && query != null) {
+            raw = notInUri(query);
+            where = "query";
+        }
+        if (raw >= 0) {
+            // a character sent as it is (é, a space's neighbours such as | or "): the JAX-RS runtime could not parse
+            // the URI and answered "GET ? answered 400" without saying why
+            String text = where.equals("path") ? path : query;
+            int c = text.codePointAt(raw);
+            refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0295E.format(method + " "
+                    + Printable.of(path, 100), where, String.format("U+%04X", c), String.valueOf(raw)));
+            return;
+        }
         String repeated = query == null ? null : repeatedParameter(query);
         if (api && repeated != null) {
             // as the bulk body refuses a repeated member: the runtime would take the first and drop the others
@@ -187,6 +204,23 @@ public class RequestGuard implements Filter {
             return;
         }
         chain.doFilter(req, res);
+    }
+
+    /**
+     * @param raw a path or query as sent
+     * @return the index of the first character a URI may not carry unencoded (RFC 3986 section 2: anything but
+     *         ASCII letters, digits, {@code -._~}, the delimiters {@code !$&'()*+,;=:@/?} and {@code %}), or -1
+     */
+    static int notInUri(String raw) {
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            boolean allowed = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+                    || "-._~!$&'()*+,;=:@/?%".indexOf(c) >= 0;
+            if (!allowed) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -44,6 +44,18 @@ class RequestGuardTest {
         assertEquals(6, RequestGuard.malformedEscape("limit=%4\uff21"));
     }
 
+    /** A character a URL may not carry unencoded (RFC 3986 section 2) is found; the JAX-RS runtime failed on it. */
+    @Test
+    void aCharacterAUrlMayNotCarryIsFound() {
+        assertEquals(-1, RequestGuard.notInUri("/billing/api/invoices"));
+        assertEquals(-1, RequestGuard.notInUri("orderId=a%C3%A9-._~!$&'()*+,;=:@/?"));
+        assertEquals(8, RequestGuard.notInUri("orderId=\u00e9"));
+        for (String c : new String[] {"|", "\"", "{", "}", "^", "`", "<", ">", "\\", "[", "]", " ", "#", "\u0000",
+                "\u007f", "\u0661"}) {
+            assertEquals(1, RequestGuard.notInUri("a" + c + "b"), c);
+        }
+    }
+
     @Test
     void aHostHeaderIsItsNameWithoutThePort() {
         assertEquals("localhost", RequestGuard.host("localhost:9080"));
