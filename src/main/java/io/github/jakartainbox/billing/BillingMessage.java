@@ -143,6 +143,10 @@ public enum BillingMessage implements CataloguedMessage {
             + "it: each of its UTF-8 bytes as %XX (RFC 3986)."),
     BILLING0296E(Level.SEVERE, "{0} {1} answered 400 (Bad Request): percent-encode the URL (UTF-8 bytes as %XX, RFC "
             + "3986), without dot segments."),
+    BILLING0297E(Level.SEVERE, "Refused {0} {1}: the request has no Host header; send one naming one of this "
+            + "service''s names ({2})."),
+    BILLING0298E(Level.SEVERE, "Refused {0} {1}: the request target addresses host {2}, not one of this service''s "
+            + "names ({3}); send the path alone."),
     BILLING0267E(Level.SEVERE, "The sequence of key {1} of consumer {0} is being re-driven by {2}; this call delivered "
             + "nothing. Look at the sequence again when that re-drive has ended."),
     BILLING0268E(Level.SEVERE, "Consumer {0} has no open sequence of key {1}: nothing is parked behind a dead letter "

@@ -32,9 +32,12 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * <ul>
  *   <li><b>Requests to other names are refused</b> (403, {@code BILLING0259E}): a {@code Host} header whose name (port
  *       aside) is not in {@code billing.api.allowed-hosts} (by default the local names, {@code localhost,127.0.0.1,[::1]}), whatever the
- *       method. A page of another name whose address is made to resolve to this server (DNS rebinding) is its own
- *       origin: its {@code Host} and {@code Origin} agree and the rule below passes it; only the name tells it
- *       apart.</li>
+ *       method; so is an absolute-form target ({@code GET http://other.example/billing/... HTTP/1.1}) whose host is
+ *       not ({@code BILLING0298E}: its authority counts before {@code Host}), and a request without {@code Host} is a
+ *       400 ({@code BILLING0297E}). A page of another name whose address is made to resolve to this server (DNS
+ *       rebinding) is its own origin: its {@code Host} and {@code Origin} agree and the rule below passes it; only the
+ *       name tells it apart. Liberty's own endpoints ({@code /metrics}, {@code /health}) are outside the application
+ *       and this filter.</li>
  *   <li><b>A URL with a character it may not carry unencoded is refused</b> (400, {@code BILLING0295E}, saying to
  *       percent-encode it as UTF-8): the JAX-RS runtime could not parse the URI and answered without a hint.</li>
  *   <li><b>A guard header sent twice is refused</b> (400, {@code BILLING0260E}): {@code Host}, {@code Origin},
@@ -132,11 +135,28 @@ public class RequestGuard implements Filter {
             }
         }
         String hostHeader = request.getHeader("Host");
-        if (hostHeader != null && !hosts.contains(String.valueOf(host(hostHeader)))) {
+        if (hostHeader == null || hostHeader.isBlank()) {
+            // nothing names the host the client addressed, so the rule below could not be applied (RFC 9112 section
+            // 3.2: a request without Host is a 400)
+            refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0297E.format(method,
+                    Printable.of(path, 100), String.join(", ", hosts)));
+            return;
+        }
+        if (!hosts.contains(String.valueOf(host(hostHeader)))) {
             // DNS rebinding: a page of another name, resolved to this server, is its own origin; its Host names it
             BillingMessage.BILLING0259E.log(method, Printable.of(path, 100), shown(hostHeader), String.join(", ", hosts));
             refuse(response, HttpServletResponse.SC_FORBIDDEN, BillingMessage.BILLING0259E.format(method,
                     Printable.of(path, 100), shown(hostHeader), String.join(", ", hosts)));
+            return;
+        }
+        // an absolute-form target (GET http://evil.example/billing/... HTTP/1.1) addresses its own authority, which
+        // RFC 9112 section 3.2.2 puts before Host, and so does Liberty's getServerName
+        String target = serverName(request.getServerName());
+        if (!hosts.contains(target)) {
+            BillingMessage.BILLING0298E.log(method, Printable.of(path, 100), Printable.of(target, 100),
+                    String.join(", ", hosts));
+            refuse(response, HttpServletResponse.SC_FORBIDDEN, BillingMessage.BILLING0298E.format(method,
+                    Printable.of(path, 100), Printable.of(target, 100), String.join(", ", hosts)));
             return;
         }
         String originHeader = request.getHeader("Origin");
@@ -221,6 +241,15 @@ public class RequestGuard implements Filter {
             }
         }
         return -1;
+    }
+
+    /**
+     * @param name what {@code getServerName()} gives: the host of an absolute-form target, else the Host header's
+     * @return it as {@link #host} gives a name: lower case, an IPv6 address in brackets
+     */
+    static String serverName(String name) {
+        String lower = String.valueOf(name).toLowerCase(Locale.ROOT);
+        return lower.indexOf(':') >= 0 && !lower.startsWith("[") ? "[" + lower + "]" : lower;
     }
 
     /**

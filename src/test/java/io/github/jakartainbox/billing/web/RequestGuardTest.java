@@ -56,6 +56,15 @@ class RequestGuardTest {
         }
     }
 
+    /** getServerName: the host of an absolute-form target or of Host, compared with the allow-list's form. */
+    @Test
+    void aServerNameIsComparedAsTheAllowListHoldsIt() {
+        assertEquals("localhost", RequestGuard.serverName("LocalHost"));
+        assertEquals("[::1]", RequestGuard.serverName("::1"));
+        assertEquals("[::1]", RequestGuard.serverName("[::1]"));
+        assertEquals("evil.example", RequestGuard.serverName("evil.example"));
+    }
+
     @Test
     void aHostHeaderIsItsNameWithoutThePort() {
         assertEquals("localhost", RequestGuard.host("localhost:9080"));
