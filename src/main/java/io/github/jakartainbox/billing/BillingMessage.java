@@ -147,6 +147,8 @@ public enum BillingMessage implements CataloguedMessage {
             + "service''s names ({2})."),
     BILLING0298E(Level.SEVERE, "Refused {0} {1}: the request target addresses host {2}, not one of this service''s "
             + "names ({3}); send the path alone."),
+    BILLING0299E(Level.SEVERE, "{0} {1} takes UTF-8 only, got Content-Type {2} (charset {3}). Send the body as "
+            + "UTF-8, charset=UTF-8 or none."),
     BILLING0267E(Level.SEVERE, "The sequence of key {1} of consumer {0} is being re-driven by {2}; this call delivered "
             + "nothing. Look at the sequence again when that re-drive has ended."),
     BILLING0268E(Level.SEVERE, "Consumer {0} has no open sequence of key {1}: nothing is parked behind a dead letter "

@@ -40,6 +40,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *       and this filter.</li>
  *   <li><b>A URL with a character it may not carry unencoded is refused</b> (400, {@code BILLING0295E}, saying to
  *       percent-encode it as UTF-8): the JAX-RS runtime could not parse the URI and answered without a hint.</li>
+ *   <li><b>A body in another charset than UTF-8 is refused</b> (415, {@code BILLING0299E}): every API body is read as
+ *       UTF-8, a {@code charset=latin1} one included.</li>
  *   <li><b>A guard header sent twice is refused</b> (400, {@code BILLING0260E}): {@code Host}, {@code Origin},
  *       {@code Sec-Fetch-Site}, {@code Sec-Fetch-Mode}; only the first {@code Origin} was checked.</li>
  *   <li><b>A repeated query parameter of the API is refused</b> (400, {@code BILLING0261E}, naming it): the runtime
@@ -223,7 +225,36 @@ public class RequestGuard implements Filter {
                             + "), which this service does not take", String.valueOf(OrderConfirmed.MAX_BYTES)));
             return;
         }
+        String charset = api ? charset(request.getContentType()) : null;
+        if (charset != null && !charset.equalsIgnoreCase("UTF-8")) {
+            // the API reads every body as UTF-8: a body declared latin1 was read as UTF-8 all the same
+            refuse(response, HttpServletResponse.SC_UNSUPPORTED_MEDIA_TYPE, BillingMessage.BILLING0299E.format(method,
+                    Printable.of(path, 100), shown(request.getContentType()), Printable.of(charset, 40)));
+            return;
+        }
         chain.doFilter(req, res);
+    }
+
+    /**
+     * @param contentType a {@code Content-Type} header, may be null
+     * @return its {@code charset} parameter (RFC 9110 section 8.3.2; quotes removed), or null when it has none
+     */
+    static String charset(String contentType) {
+        if (contentType == null) {
+            return null;
+        }
+        String[] parts = contentType.split(";");
+        for (int i = 1; i < parts.length; i++) {
+            int equals = parts[i].indexOf('=');
+            if (equals > 0 && parts[i].substring(0, equals).trim().equalsIgnoreCase("charset")) {
+                String value = parts[i].substring(equals + 1).trim();
+                if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+                    value = value.substring(1, value.length() - 1);
+                }
+                return value;
+            }
+        }
+        return null;
     }
 
     /**

@@ -56,6 +56,16 @@ class RequestGuardTest {
         }
     }
 
+    @Test
+    void theCharsetOfAContentTypeIsItsParameterUnquoted() {
+        assertNull(RequestGuard.charset(null));
+        assertNull(RequestGuard.charset("application/json"));
+        assertNull(RequestGuard.charset("application/json; boundary=x"));
+        assertEquals("latin1", RequestGuard.charset("application/json; charset=latin1"));
+        assertEquals("UTF-8", RequestGuard.charset("application/json;CHARSET=\"UTF-8\""));
+        assertEquals("utf-8", RequestGuard.charset("application/json ; q=1 ; charset = utf-8 "));
+    }
+
     /** getServerName: the host of an absolute-form target or of Host, compared with the allow-list's form. */
     @Test
     void aServerNameIsComparedAsTheAllowListHoldsIt() {
