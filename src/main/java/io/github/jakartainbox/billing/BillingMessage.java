@@ -140,6 +140,17 @@ public enum BillingMessage implements CataloguedMessage {
     BILLING0264E(Level.SEVERE, "Configuration key billing.api.allowed-hosts holds ''{0}'', which is not a host name "
             + "without a port; it is ignored."),
     BILLING0266E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be {2}."),
+    // 0295-0299: the HTTP layer's refusals (RequestGuard, ErrorAnswer)
+    BILLING0295E(Level.SEVERE, "{0} refused (400): the URL''s {1} holds {2} at index {3} unencoded. Percent-encode "
+            + "it: each of its UTF-8 bytes as %XX (RFC 3986)."),
+    BILLING0296E(Level.SEVERE, "{0} {1} answered 400 (Bad Request): percent-encode the URL (UTF-8 bytes as %XX, RFC "
+            + "3986), without dot segments."),
+    BILLING0297E(Level.SEVERE, "Refused {0} {1}: the request has no Host header; send one naming one of this "
+            + "service''s names ({2})."),
+    BILLING0298E(Level.SEVERE, "Refused {0} {1}: the request target addresses host {2}, not one of this service''s "
+            + "names ({3}); send the path alone."),
+    BILLING0299E(Level.SEVERE, "{0} {1} takes UTF-8 only, got Content-Type {2} (charset {3}). Send the body as "
+            + "UTF-8, charset=UTF-8 or none."),
     BILLING0267E(Level.SEVERE, "The sequence of key {1} of consumer {0} is being re-driven by {2}; this call delivered "
             + "nothing. Look at the sequence again when that re-drive has ended."),
     BILLING0268E(Level.SEVERE, "Consumer {0} has no open sequence of key {1}: nothing is parked behind a dead letter "

@@ -103,12 +103,8 @@ public class JmsOrderResource {
      * itself), or "more than" the limit when it came without one and was not read to its end.
      */
     private static byte[] read(InputStream body, String contentLength) {
-        long declared = -1;
-        try {
-            declared = contentLength == null ? -1 : Long.parseLong(contentLength.trim());
-        } catch (NumberFormatException e) {
-            // Liberty refuses a malformed Content-Length itself; without one the body is counted below
-        }
+        // Liberty refuses a malformed Content-Length itself; without one (-1) the body is counted below
+        long declared = contentLength == null ? -1 : QueryParams.asciiNumber(contentLength.trim());
         int max = OrderConfirmed.MAX_BYTES;
         if (declared > max) {
             throw refused(Response.Status.REQUEST_ENTITY_TOO_LARGE,

@@ -21,7 +21,7 @@ final class QueryParams {
     /** The longest duration a query may look back: ten years (PostgreSQL's timestamps would end at 294276 AD). */
     static final Duration MAX_DURATION = Duration.ofDays(3650);
 
-    /** Ids of the tables ({@code bigint} identities): 1 to 19 digits, then range-checked. */
+    /** A number the API reads: 1 to 19 ASCII digits (a {@code bigint} has at most 19), then range-checked. */
     private static final Pattern DIGITS = Pattern.compile("[0-9]{1,19}");
 
     private QueryParams() {
@@ -34,15 +34,7 @@ final class QueryParams {
      * @throws BadRequestException otherwise ({@code BILLING0236E})
      */
     static int limit(String text, int max) {
-        try {
-            int limit = Integer.parseInt(text.trim());
-            if (limit >= 1 && limit <= max) {
-                return limit;
-            }
-        } catch (NumberFormatException e) {
-            // answered below
-        }
-        throw badRequest(BillingMessage.BILLING0236E.format("limit", 1, String.valueOf(max), Printable.of(text, 20)));
+        return (int) number("limit", text, 1, max);
     }
 
     /**
@@ -53,18 +45,43 @@ final class QueryParams {
      *                             {@code bigint} ({@code BILLING0236E}; it was a 404 with an empty body)
      */
     static long id(String name, String text) {
-        if (text != null && DIGITS.matcher(text).matches()) {
-            try {
-                long id = Long.parseLong(text);
-                if (id >= 1) {
-                    return id;
-                }
-            } catch (NumberFormatException e) {
-                // more than Long.MAX_VALUE: answered below
-            }
+        return number(name, text, 1, Long.MAX_VALUE);
+    }
+
+    /**
+     * The one way the API reads a number from a request (query and path parameters, headers): ASCII digits only.
+     * {@link Long#parseLong} also takes other scripts' digits ({@code ?limit=%D9%A1}, ARABIC-INDIC DIGIT ONE, was 1)
+     * and a leading {@code +}; neither is a number of this API.
+     *
+     * @param name the parameter's name, for the answer
+     * @param text its value, may be {@code null}
+     * @param min  the smallest allowed
+     * @param max  the largest allowed
+     * @return the number, from {@code min} to {@code max}
+     * @throws BadRequestException otherwise ({@code BILLING0236E}, naming the parameter)
+     */
+    static long number(String name, String text, long min, long max) {
+        long value = asciiNumber(text);
+        if (value >= min && value <= max) {
+            return value;
         }
-        throw badRequest(BillingMessage.BILLING0236E.format(name, 1, String.valueOf(Long.MAX_VALUE),
+        throw badRequest(BillingMessage.BILLING0236E.format(name, String.valueOf(min), String.valueOf(max),
                 Printable.of(text, 30)));
+    }
+
+    /**
+     * @param text a decimal number of 1 to 19 ASCII digits ({@code 0-9} only: no sign, blank or other script)
+     * @return its value, or -1 when it is none or more than {@link Long#MAX_VALUE}
+     */
+    static long asciiNumber(String text) {
+        if (text == null || !DIGITS.matcher(text).matches()) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(text); // only ASCII digits reach here
+        } catch (NumberFormatException tooLarge) {
+            return -1;
+        }
     }
 
     /**

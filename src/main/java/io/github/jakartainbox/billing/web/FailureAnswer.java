@@ -35,6 +35,11 @@ public class FailureAnswer implements ExceptionMapper<Exception> {
 
     private static final AtomicLong INCIDENTS = new AtomicLong();
 
+    /** @return the next incident number, shared with the container's 500s ({@link ErrorAnswer}) */
+    static long nextIncident() {
+        return INCIDENTS.incrementAndGet();
+    }
+
     @Context
     UriInfo uri;
     @Context
@@ -59,6 +64,12 @@ public class FailureAnswer implements ExceptionMapper<Exception> {
                         .entity(Map.of("error", BillingMessage.BILLING0232E.format(method, path,
                                 type == null ? "none" : Printable.of(type, 60)))).build();
             }
+            if (response.getStatus() == Response.Status.BAD_REQUEST.getStatusCode() && !response.hasEntity()
+                    && path.equals("?")) {
+                // a URI the runtime could not parse (RequestGuard refuses the characters it knows first): say how
+                return Response.status(Response.Status.BAD_REQUEST).type(MediaType.APPLICATION_JSON)
+                        .entity(Map.of("error", BillingMessage.BILLING0296E.format(method, path))).build();
+            }
             if (response.getStatus() >= 400 && !response.hasEntity()) {
                 // the runtime's own refusals (404 no such path, 405 method, 406 type) come without a body
                 return Response.status(response.getStatus()).type(MediaType.APPLICATION_JSON)
@@ -76,7 +87,7 @@ public class FailureAnswer implements ExceptionMapper<Exception> {
                                 String.valueOf(OrderConfirmed.MAX_BYTES)))).build();
             }
         }
-        long incident = INCIDENTS.incrementAndGet();
+        long incident = nextIncident();
         if (DatabaseFailures.unavailable(failure)) {
             BillingMessage.BILLING0213W.log(path, incident, failure.toString());
             return Response.status(Response.Status.SERVICE_UNAVAILABLE).header("Retry-After", RETRY_AFTER_SECONDS)

@@ -32,9 +32,16 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * <ul>
  *   <li><b>Requests to other names are refused</b> (403, {@code BILLING0259E}): a {@code Host} header whose name (port
  *       aside) is not in {@code billing.api.allowed-hosts} (by default the local names, {@code localhost,127.0.0.1,[::1]}), whatever the
- *       method. A page of another name whose address is made to resolve to this server (DNS rebinding) is its own
- *       origin: its {@code Host} and {@code Origin} agree and the rule below passes it; only the name tells it
- *       apart.</li>
+ *       method; so is an absolute-form target ({@code GET http://other.example/billing/... HTTP/1.1}) whose host is
+ *       not ({@code BILLING0298E}: its authority counts before {@code Host}), and a request without {@code Host} is a
+ *       400 ({@code BILLING0297E}). A page of another name whose address is made to resolve to this server (DNS
+ *       rebinding) is its own origin: its {@code Host} and {@code Origin} agree and the rule below passes it; only the
+ *       name tells it apart. Liberty's own endpoints ({@code /metrics}, {@code /health}) are outside the application
+ *       and this filter.</li>
+ *   <li><b>A URL with a character it may not carry unencoded is refused</b> (400, {@code BILLING0295E}, saying to
+ *       percent-encode it as UTF-8): the JAX-RS runtime could not parse the URI and answered without a hint.</li>
+ *   <li><b>A body in another charset than UTF-8 is refused</b> (415, {@code BILLING0299E}): every API body is read as
+ *       UTF-8, a {@code charset=latin1} one included.</li>
  *   <li><b>A guard header sent twice is refused</b> (400, {@code BILLING0260E}): {@code Host}, {@code Origin},
  *       {@code Sec-Fetch-Site}, {@code Sec-Fetch-Mode}; only the first {@code Origin} was checked.</li>
  *   <li><b>A repeated query parameter of the API is refused</b> (400, {@code BILLING0261E}, naming it): the runtime
@@ -130,11 +137,28 @@ public class RequestGuard implements Filter {
             }
         }
         String hostHeader = request.getHeader("Host");
-        if (hostHeader != null && !hosts.contains(String.valueOf(host(hostHeader)))) {
+        if (hostHeader == null || hostHeader.isBlank()) {
+            // nothing names the host the client addressed, so the rule below could not be applied (RFC 9112 section
+            // 3.2: a request without Host is a 400)
+            refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0297E.format(method,
+                    Printable.of(path, 100), String.join(", ", hosts)));
+            return;
+        }
+        if (!hosts.contains(String.valueOf(host(hostHeader)))) {
             // DNS rebinding: a page of another name, resolved to this server, is its own origin; its Host names it
             BillingMessage.BILLING0259E.log(method, Printable.of(path, 100), shown(hostHeader), String.join(", ", hosts));
             refuse(response, HttpServletResponse.SC_FORBIDDEN, BillingMessage.BILLING0259E.format(method,
                     Printable.of(path, 100), shown(hostHeader), String.join(", ", hosts)));
+            return;
+        }
+        // an absolute-form target (GET http://evil.example/billing/... HTTP/1.1) addresses its own authority, which
+        // RFC 9112 section 3.2.2 puts before Host, and so does Liberty's getServerName
+        String target = serverName(request.getServerName());
+        if (!hosts.contains(target)) {
+            BillingMessage.BILLING0298E.log(method, Printable.of(path, 100), Printable.of(target, 100),
+                    String.join(", ", hosts));
+            refuse(response, HttpServletResponse.SC_FORBIDDEN, BillingMessage.BILLING0298E.format(method,
+                    Printable.of(path, 100), Printable.of(target, 100), String.join(", ", hosts)));
             return;
         }
         String originHeader = request.getHeader("Origin");
@@ -171,6 +195,21 @@ public class RequestGuard implements Filter {
                     where, String.valueOf(bad), Printable.of(text.substring(bad, Math.min(text.length(), bad + 3)), 10)));
             return;
         }
+        int raw = notInUri(path);
+        where = "path";
+        if (raw < 0 && query != null) {
+            raw = notInUri(query);
+            where = "query";
+        }
+        if (raw >= 0) {
+            // a character sent as it is (é, a space's neighbours such as | or "): the JAX-RS runtime could not parse
+            // the URI and answered "GET ? answered 400" without saying why
+            String text = where.equals("path") ? path : query;
+            int c = text.codePointAt(raw);
+            refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0295E.format(method + " "
+                    + Printable.of(path, 100), where, String.format("U+%04X", c), String.valueOf(raw)));
+            return;
+        }
         String repeated = query == null ? null : repeatedParameter(query);
         if (api && repeated != null) {
             // as the bulk body refuses a repeated member: the runtime would take the first and drop the others
@@ -186,7 +225,62 @@ public class RequestGuard implements Filter {
                             + "), which this service does not take", String.valueOf(OrderConfirmed.MAX_BYTES)));
             return;
         }
+        String charset = api ? charset(request.getContentType()) : null;
+        if (charset != null && !charset.equalsIgnoreCase("UTF-8")) {
+            // the API reads every body as UTF-8: a body declared latin1 was read as UTF-8 all the same
+            refuse(response, HttpServletResponse.SC_UNSUPPORTED_MEDIA_TYPE, BillingMessage.BILLING0299E.format(method,
+                    Printable.of(path, 100), shown(request.getContentType()), Printable.of(charset, 40)));
+            return;
+        }
         chain.doFilter(req, res);
+    }
+
+    /**
+     * @param contentType a {@code Content-Type} header, may be null
+     * @return its {@code charset} parameter (RFC 9110 section 8.3.2; quotes removed), or null when it has none
+     */
+    static String charset(String contentType) {
+        if (contentType == null) {
+            return null;
+        }
+        String[] parts = contentType.split(";");
+        for (int i = 1; i < parts.length; i++) {
+            int equals = parts[i].indexOf('=');
+            if (equals > 0 && parts[i].substring(0, equals).trim().equalsIgnoreCase("charset")) {
+                String value = parts[i].substring(equals + 1).trim();
+                if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+                    value = value.substring(1, value.length() - 1);
+                }
+                return value;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @param raw a path or query as sent
+     * @return the index of the first character a URI may not carry unencoded (RFC 3986 section 2: anything but
+     *         ASCII letters, digits, {@code -._~}, the delimiters {@code !$&'()*+,;=:@/?} and {@code %}), or -1
+     */
+    static int notInUri(String raw) {
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            boolean allowed = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+                    || "-._~!$&'()*+,;=:@/?%".indexOf(c) >= 0;
+            if (!allowed) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * @param name what {@code getServerName()} gives: the host of an absolute-form target, else the Host header's
+     * @return it as {@link #host} gives a name: lower case, an IPv6 address in brackets
+     */
+    static String serverName(String name) {
+        String lower = String.valueOf(name).toLowerCase(Locale.ROOT);
+        return lower.indexOf(':') >= 0 && !lower.startsWith("[") ? "[" + lower + "]" : lower;
     }
 
     /**
@@ -195,12 +289,16 @@ public class RequestGuard implements Filter {
      */
     static int malformedEscape(String raw) {
         for (int i = raw.indexOf('%'); i >= 0; i = raw.indexOf('%', i + 1)) {
-            if (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0
-                    || Character.digit(raw.charAt(i + 2), 16) < 0) {
+            if (i + 2 >= raw.length() || !asciiHex(raw.charAt(i + 1)) || !asciiHex(raw.charAt(i + 2))) {
                 return i;
             }
         }
         return -1;
+    }
+
+    /** @return whether c is 0-9, a-f or A-F ({@link Character#digit} also takes other scripts' digits) */
+    private static boolean asciiHex(char c) {
+        return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 
     /**

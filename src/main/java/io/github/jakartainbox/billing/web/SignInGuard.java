@@ -120,7 +120,7 @@ public class SignInGuard implements HttpAuthenticationMechanism {
     }
 
     private static AuthenticationStatus refuse(HttpServletResponse response, long seconds) throws AuthenticationException {
-        response.setStatus(429); // RFC 6585 section 4
+        ReasonPhrase.set(response, 429, "Too Many Requests"); // RFC 6585 section 4; Liberty's phrase was "Undefined"
         response.setHeader("Retry-After", String.valueOf(seconds));
         response.setHeader("Cache-Control", "no-store");
         response.setContentType("application/json");

@@ -42,7 +42,9 @@ class ApiBoundsIT {
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final String LONG = "x".repeat(5000);
     private static final List<String> BAD_NUMBERS = List.of("abc", "-1", "0", "1.5", "99999999999999999999",
-            "9223372036854775808", "%20", "1e3", "0x10");
+            "9223372036854775808", "%20", "1e3", "0x10", "%2B1",
+            // digits of other scripts (ARABIC-INDIC ONE, FULLWIDTH ONE), which Integer.parseInt takes: ?limit= was 1
+            "%D9%A1", "%EF%BC%91");
 
     @Deployment(testable = false)
     static WebArchive deployment() {
@@ -178,10 +180,12 @@ class ApiBoundsIT {
         for (String target : targets) {
             String[] parts = target.split(" ", 2);
             String answer = raw(parts[0], "/billing/api" + parts[1], Api.OPERATOR);
-            // in the path Liberty's web container refuses it itself, before any filter (400, CWWWC0005I, HTML)
+            // in the path Liberty's web container refuses it itself while it decodes the URI, before it knows the
+            // application, so no error page or filter sees it: its fixed line (CWWWC0005I, the URI), no exception text
             boolean inPath = parts[1].indexOf('%') < (parts[1].indexOf('?') < 0 ? Integer.MAX_VALUE
                     : parts[1].indexOf('?'));
-            boolean named = answer.contains("{\"error\":\"BILLING0251E: ") || inPath && answer.contains("CWWWC0005I");
+            boolean named = inPath ? answer.contains("<H1>CWWWC0005I: ") && !answer.contains("Exception")
+                    : answer.contains("{\"error\":\"BILLING0251E: ") && !leaks(answer);
             if (!answer.startsWith("HTTP/1.1 400 ") || !named) {
                 failures.add(target + " -> " + answer.lines().findFirst().orElse("") + " "
                         + answer.substring(Math.max(0, answer.indexOf("\r\n\r\n")), Math.min(answer.length(),
@@ -234,15 +238,73 @@ class ApiBoundsIT {
         assertEquals(List.of(), failures, "each answered 4xx with the API's JSON error");
     }
 
+    /** Text of the container's or the JVM's that an answer must not echo: exception names, Liberty's message ids. */
+    private static boolean leaks(String answer) {
+        return answer.matches("(?s).*(Exception|CWWWC|SRVE|CWWK|&#\\d|\\bat (java|com|jakarta|io)\\.|Undefined).*");
+    }
+
+    /**
+     * The container's own error answers (a path it refuses as suspicious, one no servlet serves, WEB-INF) quoted its
+     * exception text: 400 "java.io.IOException: CWWWC0005I ... &#37;2e", 404
+     * "jakarta.servlet.ServletException: SRVE0190E". Each is now the status and the project's short message with its id.
+     */
+    @Test
+    void theContainersErrorAnswersEchoNoExceptionText() throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (String target : List.of("GET /billing/api/dead-letters/%2e%2e/history 400 BILLING0296E",
+                "GET /billing/api/dead-letters/%2E%2E/%2E%2E/x 400 BILLING0296E",
+                "GET /billing/api/dead-letters/1/%2e%2e/%2e%2e/%2e%2e/%2e%2e/x 400 BILLING0296E", "GET /billing/WEB-INF/web.xml 404 "
+                        + "BILLING0253E", "GET /billing/META-INF/MANIFEST.MF 404 BILLING0253E", "GET /billing/no-such.html "
+                        + "404 BILLING0253E", "GET /billing/WEB-INF/classes/ 404 BILLING0253E",
+                "GET /billing/errors/answer 404 BILLING0253E")) {
+            String[] parts = target.split(" ");
+            String answer = raw(parts[0], parts[1], Api.OPERATOR);
+            String head = answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n"))).toLowerCase(java.util.Locale.ROOT);
+            if (!answer.startsWith("HTTP/1.1 " + parts[2] + " ") || !head.contains("content-type: application/json")
+                    || !answer.contains("{\"error\":\"" + parts[3] + ": ") || leaks(answer)) {
+                failures.add(target + " -> " + answer.replace("\r\n", " | "));
+            }
+        }
+        assertEquals(List.of(), failures, "each the status and the project's message only");
+    }
+
+    /**
+     * A character a URL may not carry as it is (é sent as its raw UTF-8 bytes, |, ", a space's neighbours) answered
+     * "BILLING0253E: GET ? answered 400" without a hint: the runtime could not parse the URI. It is refused naming the
+     * character and saying to percent-encode it as UTF-8.
+     */
+    @Test
+    void aCharacterAUrlMayNotCarryIsA400SayingToPercentEncodeIt() throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (String target : List.of("/billing/api/invoices?orderId=\u00e9", "/billing/api/invoices?orderId=a|b",
+                "/billing/api/invoices?orderId=\"x\"", "/billing/api/invoices?orderId={x}", "/billing/api/dead-letters?"
+                        + "consumer=\u0628", "/billing/api/invoices?orderId=a^b")) {
+            String answer = raw("GET", target, Api.OPERATOR, StandardCharsets.UTF_8);
+            if (!answer.startsWith("HTTP/1.1 400 ") || !answer.contains("{\"error\":\"BILLING0295E: GET ")
+                    || !answer.contains("Percent-encode it: each of its UTF-8 bytes as %XX") || leaks(answer)) {
+                failures.add(target + " -> " + answer.replace("\r\n", " | "));
+            }
+        }
+        assertEquals(List.of(), failures, "each refused with the hint");
+        assertEquals(200, Api.call("GET", API + "/invoices?orderId=" + q("\u00e9|\"{}^"), Api.OPERATOR).statusCode(),
+                "the same characters percent-encoded pass");
+    }
+
     /** Sends one request as written, over a socket, and returns the whole answer. */
     private static String raw(String method, String target, Api.User user) throws Exception {
+        return raw(method, target, user, StandardCharsets.ISO_8859_1);
+    }
+
+    /** Sends one request as written, its request line in the given charset, and returns the whole answer. */
+    private static String raw(String method, String target, Api.User user, java.nio.charset.Charset charset)
+            throws Exception {
         try (java.net.Socket socket = new java.net.Socket("localhost", TestEnv.HTTP_PORT)) {
             socket.setSoTimeout(30_000);
             String auth = Base64.getEncoder().encodeToString((user.name() + ":" + user.password())
                     .getBytes(StandardCharsets.UTF_8));
             String request = method + " " + target + " HTTP/1.1\r\nHost: localhost:" + TestEnv.HTTP_PORT
                     + "\r\nAuthorization: Basic " + auth + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().write(request.getBytes(charset));
             socket.getOutputStream().flush();
             return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         }
@@ -263,6 +325,17 @@ class ApiBoundsIT {
                 new Case("POST", "/jms/orders", "application/x-www-form-urlencoded", null, order, 415, "BILLING0232E", takes),
                 new Case("POST", "/jms/orders", "multipart/form-data; boundary=x", null, order, 415, "BILLING0232E", takes),
                 new Case("POST", "/jms/orders", null, null, order, 415, "BILLING0232E", takes + ", got Content-Type none"),
+                // a charset other than UTF-8 was read as UTF-8 all the same
+                new Case("POST", "/jms/orders", "application/json; charset=latin1", null, order, 415, "BILLING0299E",
+                        "got Content-Type application/json; charset=latin1 (charset latin1). Send the body as UTF-8"),
+                new Case("POST", "/jms/orders", "application/json;charset=\"ISO-8859-1\"", null, order, 415,
+                        "BILLING0299E", "(charset ISO-8859-1)"),
+                new Case("POST", "/dead-letters/bulk", "application/json; charset=UTF-16", null, order, 415,
+                        "BILLING0299E", "(charset UTF-16)"),
+                new Case("POST", "/dead-letters/sequences/bulk", "application/json; Charset=windows-1252", null, order,
+                        415, "BILLING0299E", "(charset windows-1252)"),
+                new Case("POST", "/jms/orders", "application/json; charset=utf-8", null, new byte[0], 400,
+                        "BILLING0258E", "is not valid JSON"),
                 new Case("POST", "/jms/orders", json, "gzip", garbage, 415, "BILLING0233E", "Content-Encoding gzip"),
                 new Case("POST", "/jms/orders", json, "gzip", gzip(bomb), 415, "BILLING0233E", "Send it uncompressed"),
                 new Case("POST", "/jms/orders", json, "deflate", garbage, 415, "BILLING0233E", "Content-Encoding deflate"),

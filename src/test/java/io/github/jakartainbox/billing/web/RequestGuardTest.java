@@ -39,6 +39,40 @@ class RequestGuardTest {
         assertEquals(8, RequestGuard.malformedEscape("orderId=%"));
         assertEquals(8, RequestGuard.malformedEscape("orderId=%4"));
         assertEquals(11, RequestGuard.malformedEscape("orderId=%41%g1"));
+        // hexadecimal digits are ASCII: Character.digit also took ARABIC-INDIC DIGIT ONE and FULLWIDTH LATIN A
+        assertEquals(6, RequestGuard.malformedEscape("limit=%\u0661\u0661"));
+        assertEquals(6, RequestGuard.malformedEscape("limit=%4\uff21"));
+    }
+
+    /** A character a URL may not carry unencoded (RFC 3986 section 2) is found; the JAX-RS runtime failed on it. */
+    @Test
+    void aCharacterAUrlMayNotCarryIsFound() {
+        assertEquals(-1, RequestGuard.notInUri("/billing/api/invoices"));
+        assertEquals(-1, RequestGuard.notInUri("orderId=a%C3%A9-._~!$&'()*+,;=:@/?"));
+        assertEquals(8, RequestGuard.notInUri("orderId=\u00e9"));
+        for (String c : new String[] {"|", "\"", "{", "}", "^", "`", "<", ">", "\\", "[", "]", " ", "#", "\u0000",
+                "\u007f", "\u0661"}) {
+            assertEquals(1, RequestGuard.notInUri("a" + c + "b"), c);
+        }
+    }
+
+    @Test
+    void theCharsetOfAContentTypeIsItsParameterUnquoted() {
+        assertNull(RequestGuard.charset(null));
+        assertNull(RequestGuard.charset("application/json"));
+        assertNull(RequestGuard.charset("application/json; boundary=x"));
+        assertEquals("latin1", RequestGuard.charset("application/json; charset=latin1"));
+        assertEquals("UTF-8", RequestGuard.charset("application/json;CHARSET=\"UTF-8\""));
+        assertEquals("utf-8", RequestGuard.charset("application/json ; q=1 ; charset = utf-8 "));
+    }
+
+    /** getServerName: the host of an absolute-form target or of Host, compared with the allow-list's form. */
+    @Test
+    void aServerNameIsComparedAsTheAllowListHoldsIt() {
+        assertEquals("localhost", RequestGuard.serverName("LocalHost"));
+        assertEquals("[::1]", RequestGuard.serverName("::1"));
+        assertEquals("[::1]", RequestGuard.serverName("[::1]"));
+        assertEquals("evil.example", RequestGuard.serverName("evil.example"));
     }
 
     @Test
