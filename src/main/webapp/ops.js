@@ -241,8 +241,18 @@ async function showGroups() {
     if (!operator) return;
     const what = g.count + ' open dead letter' + (g.count === 1 ? '' : 's') + ' of ' + g.consumer + ' failing with '
       + g.failure + (g.count > 1000 ? ' (1000 per click)' : '');
-    actions.appendChild(button('Re-drive all', 'bulk-redrive', () => bulk('redrive', g,
-      'Re-drive all ' + what + '? Each is sent again to its topic.')));
+    // a dead letter without an event id would fail again: the re-drive refuses it (BILLING0245E)
+    if (g.redrivable > 0) {
+      const refused = g.count - g.redrivable;
+      actions.appendChild(button('Re-drive all', 'bulk-redrive', () => bulk('redrive', g,
+        'Re-drive all ' + what + '? Each is sent again to its topic.'
+        + (refused > 0 ? ' ' + refused + ' without an event id will be refused.' : ''))));
+    } else {
+      const note = document.createElement('span');
+      note.className = 'no-redrive';
+      note.textContent = 'no event id: discard only';
+      actions.appendChild(note);
+    }
     actions.appendChild(document.createTextNode(' '));
     actions.appendChild(button('Discard all', 'bulk-discard danger', () => bulk('discard', g,
       'Discard all ' + what + '? This service then re-drives their events to ' + g.consumer + ' no more.')));

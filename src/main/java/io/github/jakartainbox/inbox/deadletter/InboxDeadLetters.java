@@ -111,10 +111,12 @@ public class InboxDeadLetters {
      * @param failure       the failure key: the message id at the start of the error ({@code BILLING0130E}), else
      *                      the exception class name there, else {@code other}
      * @param count         how many open rows
+     * @param redrivable    how many of them have an event id: the others a re-drive refuses
+     *                      ({@link InboxRedrives.Status#NO_EVENT_ID}), they can only be discarded
      * @param firstFailedAt the earliest first failure among them
      * @param lastFailedAt  the latest last failure among them
      */
-    public record Group(String consumer, String failure, long count, OffsetDateTime firstFailedAt,
+    public record Group(String consumer, String failure, long count, long redrivable, OffsetDateTime firstFailedAt,
                         OffsetDateTime lastFailedAt) {
     }
 
@@ -213,14 +215,15 @@ public class InboxDeadLetters {
         checkLimit(limit, MAX_LIMIT);
         try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement("SELECT consumer, " + FAILURE_KEY + " AS failure, "
-                     + "count(*), min(first_failed_at), max(last_failed_at) FROM inbox_dead_letter WHERE " + OPEN
+                     + "count(*), count(event_id), min(first_failed_at), max(last_failed_at) FROM inbox_dead_letter "
+                     + "WHERE " + OPEN
                      + " GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT ?")) {
             query.setInt(1, limit);
             List<Group> result = new ArrayList<>();
             try (ResultSet rs = query.executeQuery()) {
                 while (rs.next()) {
-                    result.add(new Group(rs.getString(1), rs.getString(2), rs.getLong(3),
-                            rs.getObject(4, OffsetDateTime.class), rs.getObject(5, OffsetDateTime.class)));
+                    result.add(new Group(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4),
+                            rs.getObject(5, OffsetDateTime.class), rs.getObject(6, OffsetDateTime.class)));
                 }
             }
             return result;

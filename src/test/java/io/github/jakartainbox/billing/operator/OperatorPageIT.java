@@ -276,6 +276,30 @@ class OperatorPageIT {
                 + "AND resolved_by = 'operator'", failure + ":%"), "the three were discarded");
     }
 
+    /**
+     * A group whose dead letters have no event id (a record without one, INBOX0210E) offers no re-drive: each would
+     * be refused (BILLING0245E). Before, the page offered "Re-drive all" and the bulk call refused every row.
+     */
+    @Test
+    void aGroupWithoutEventIdsOffersItsDiscardOnly() throws Exception {
+        String failure = "io.github.pagetest.NoId" + UUID.randomUUID().toString().replace("-", "").substring(0, 12)
+                + "Exception";
+        db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts) VALUES ('billing', "
+                + "NULL, decode(?, 'hex'), ?, 1) RETURNING id", db.deadLetterPayload("{}"), failure + ": no event id");
+        By group = By.cssSelector("#dead-letter-groups tr[data-failure='" + failure + "']");
+
+        signIn(Api.OPERATOR);
+        String row = new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
+                .until(d -> d.findElement(group).getText());
+        assertTrue(row.contains("no event id: discard only"), row);
+        assertTrue(browser.findElement(group).findElements(By.cssSelector("button.bulk-redrive")).isEmpty(),
+                "no re-drive offered");
+        assertEquals(1, browser.findElement(group).findElements(By.cssSelector("button.bulk-discard")).size(),
+                "the discard is");
+        db.execute("UPDATE inbox_dead_letter SET discarded_at = now(), resolved_by = 'test' WHERE error LIKE '"
+                + failure + ":%'");
+    }
+
     @Test
     void aReaderGetsNoReDriveButtonAndTheApiRefusesAForgedRequest() throws Exception {
         String eventId = UUID.randomUUID().toString();
