@@ -15,6 +15,7 @@ import jakarta.json.spi.JsonProvider;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
+import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
@@ -95,13 +96,31 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
             throw new UnprocessableEventException(BillingMessage.BILLING0123E.format());
         }
         try {
-            return new InvoiceIssued(UUID.fromString(text(object, "event_id")), number.longValueExact(),
+            return new InvoiceIssued(eventId(text(object, "event_id")), number.longValueExact(),
                     text(object, "order_id"), CustomerEmail.check("customer_email", text(object, "customer_email")),
                     new BigDecimal(text(object, "amount")),
                     text(object, "currency"));
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new UnprocessableEventException(BillingMessage.BILLING0124E.format(e.getMessage()), e);
         }
+    }
+
+    /** RFC 9562's text form of a UUID, either case: the one spelling the inbox reads as a UUID (EventIds). */
+    private static final Pattern UUID_TEXT = Pattern.compile(
+            "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+
+    /**
+     * The event id, only in the form the inbox compares as a UUID. {@code UUID.fromString} also reads other
+     * spellings of it (leading zeros dropped, a sign), which the inbox claims as other events: each would mail the
+     * invoice again under the same Message-ID.
+     *
+     * @throws UnprocessableEventException ({@code BILLING0312E}) for any other text
+     */
+    static UUID eventId(String text) {
+        if (!UUID_TEXT.matcher(text).matches()) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0312E.format(Printable.of(text, 60)));
+        }
+        return UUID.fromString(text);
     }
 
     private static String text(JsonObject object, String field) {

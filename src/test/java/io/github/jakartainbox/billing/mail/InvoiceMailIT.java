@@ -208,6 +208,37 @@ class InvoiceMailIT {
                 InvoiceMailIT::notMailedAgain, n -> n >= countedBefore + 4), "each repeat counted once");
     }
 
+    /**
+     * Records repeating a mailed invoice's own event under other spellings of its UUID (a leading zero dropped, a sign,
+     * upper case), each a new event id to the inbox: dead-lettered
+     * (BILLING0312E), no second mail. Before, each was mailed again under the invoice's own Message-ID.
+     */
+    @Test
+    void anInvoicesOwnEventIdSpelledOtherwiseMailsNothing() throws Exception {
+        Event e = order("mail-spelling", "129.90");
+        send(List.of(e));
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ? "
+                + "AND mailed_at IS NOT NULL", e.orderId()), "invoice created and mailed");
+        long invoiceId = db.number("SELECT id FROM invoice WHERE order_id = ?", e.orderId());
+        String own = issued(e.orderId()).get(0).eventIdHeader();
+        // the outbox's ids are UUIDv7, whose text starts with 0 for decades: UUID.fromString reads each of these as it
+        assertTrue(own.startsWith("0"), own);
+        List<String> spellings = List.of(own.substring(1), "+" + own.substring(1), own.substring(1).toUpperCase());
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            for (String spelling : spellings) {
+                String json = Json.createObjectBuilder().add("event_id", spelling).add("invoice_id", invoiceId)
+                        .add("order_id", e.orderId()).add("customer_email", email(e)).add("amount", "129.90")
+                        .add("currency", "EUR").build().toString();
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(TestEnv.INVOICES_TOPIC,
+                        email(e), json)).get();
+            }
+        }
+        assertEquals(spellings.size(), db.await(WAIT, n -> n == spellings.size(), "SELECT count(*) FROM "
+                + "inbox_dead_letter WHERE consumer = 'mailer' AND error LIKE 'BILLING0312E%' "
+                + "AND event_id = ANY (?)", (Object) spellings.toArray(String[]::new)), "each spelling dead-lettered");
+        assertEquals(1, Mailbox.of(email(e)).size(), "the customer got the one mail of the invoice's own event");
+    }
+
     /** @return {@code billing_mail_not_mailed_again_total} at /metrics, 0 before the first */
     private static long notMailedAgain() throws Exception {
         String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(

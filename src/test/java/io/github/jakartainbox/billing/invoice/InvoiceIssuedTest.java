@@ -1,0 +1,42 @@
+package io.github.jakartainbox.billing.invoice;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.jakartainbox.inbox.UnprocessableEventException;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The {@code invoices.issued} event id is read only in the spelling the inbox compares as a UUID: every other
+ * spelling that {@code UUID.fromString} also reads was a new event to the inbox and the same Message-ID to the mailer,
+ * so a mailed invoice could be mailed again by each.
+ */
+class InvoiceIssuedTest {
+
+    private static final String ID = "01a25166-5b2c-73c8-a45f-0c4057b38085";
+
+    private static InvoiceIssued parse(String eventId) {
+        return InvoiceIssued.parse(("{\"event_id\":\"" + eventId + "\",\"invoice_id\":51,\"order_id\":\"o-1\","
+                + "\"customer_email\":\"a@example.com\",\"amount\":\"129.90\",\"currency\":\"EUR\"}")
+                .getBytes(StandardCharsets.UTF_8));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {ID, "01A25166-5B2C-73C8-A45F-0C4057B38085"})
+    void theCanonicalFormInEitherCaseIsOneEvent(String eventId) {
+        assertEquals(UUID.fromString(ID), parse(eventId).eventId());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"1a25166-5b2c-73c8-a45f-0c4057b38085", "+1a25166-5b2c-73c8-a45f-0c4057b38085",
+            "1a25166-5b2c-73c8-a45f-c4057b38085", "1A25166-5b2c-73c8-a45f-0c4057b38085",
+            "01a25166-5b2c-73c8-a45f-0c4057b380850", "01a25166_5b2c_73c8_a45f_0c4057b38085"})
+    void anyOtherSpellingIsRefusedNamingTheField(String eventId) {
+        UnprocessableEventException e = assertThrows(UnprocessableEventException.class, () -> parse(eventId));
+        assertTrue(e.getMessage().startsWith("BILLING0312E") && e.getMessage().contains("event_id"), e.getMessage());
+    }
+}
