@@ -252,34 +252,11 @@ final class PrivateKafka {
      */
     Map<String, List<String>> eventIdsByKey(String topic) throws ExecutionException, InterruptedException {
         Map<String, List<String>> byKey = new HashMap<>();
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        Map<TopicPartition, Long> end;
-        try (Admin admin = admin()) {
-            end = endOffsets(admin, topic);
-        }
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
-                new StringDeserializer())) {
-            List<TopicPartition> partitions = new ArrayList<>(end.keySet());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            long deadline = System.nanoTime() + TIMEOUT.toNanos();
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("topic " + topic + " not read to its end within " + TIMEOUT);
-                }
-                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-                    if (r.offset() >= end.get(new TopicPartition(topic, r.partition()))) {
-                        continue;
-                    }
-                    Header h = r.headers().lastHeader("event_id");
-                    byKey.computeIfAbsent(r.key(), k -> new ArrayList<>())
-                            .add(h == null ? null : new String(h.value(), StandardCharsets.UTF_8));
-                }
-            }
-        }
+        readAll(topic, r -> {
+            Header h = r.headers().lastHeader("event_id");
+            byKey.computeIfAbsent(r.key(), k -> new ArrayList<>())
+                    .add(h == null ? null : new String(h.value(), StandardCharsets.UTF_8));
+        });
         return byKey;
     }
 
@@ -333,6 +310,13 @@ final class PrivateKafka {
      */
     List<String> values(String topic) throws ExecutionException, InterruptedException {
         List<String> values = new ArrayList<>();
+        readAll(topic, r -> values.add(r.value()));
+        return values;
+    }
+
+    /** Hands each committed record of the topic, from its beginning to the end offsets of now, to {@code each}. */
+    private void readAll(String topic, java.util.function.Consumer<ConsumerRecord<String, String>> each)
+            throws ExecutionException, InterruptedException {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -353,12 +337,11 @@ final class PrivateKafka {
                 }
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
                     if (r.offset() < end.get(new TopicPartition(topic, r.partition()))) {
-                        values.add(r.value());
+                        each.accept(r);
                     }
                 }
             }
         }
-        return values;
     }
 
     /**

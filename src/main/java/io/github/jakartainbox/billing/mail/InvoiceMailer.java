@@ -281,18 +281,7 @@ public class InvoiceMailer {
             String mailMessageId, String state) {
         BillingMessage.BILLING0311W.log(String.valueOf(invoice.getId()), event.eventId(), mailMessageId,
                 state == null ? "being sent" : state);
-        transactions.registerInterposedSynchronization(new Synchronization() {
-            @Override
-            public void beforeCompletion() {
-            }
-
-            @Override
-            public void afterCompletion(int outcome) {
-                if (outcome == Status.STATUS_COMMITTED) {
-                    notMailedAgain.inc();
-                }
-            }
-        });
+        afterCommit(notMailedAgain::inc);
         return message.ack();
     }
 
@@ -308,6 +297,11 @@ public class InvoiceMailer {
 
     /** Forgets the accepted mail once a transaction that records it commits; a rollback keeps it. */
     private void forgetOnCommit(UUID eventId, String messageId) {
+        afterCommit(() -> accepted.remove(eventId, messageId));
+    }
+
+    /** Runs {@code action} once the current transaction has committed; nothing when it rolls back. */
+    private void afterCommit(Runnable action) {
         transactions.registerInterposedSynchronization(new Synchronization() {
             @Override
             public void beforeCompletion() {
@@ -316,7 +310,7 @@ public class InvoiceMailer {
             @Override
             public void afterCompletion(int outcome) {
                 if (outcome == Status.STATUS_COMMITTED) {
-                    accepted.remove(eventId, messageId);
+                    action.run();
                 }
             }
         });
