@@ -23,8 +23,12 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
@@ -146,7 +150,8 @@ public class RequestGuard implements Filter {
         }
         if (!hosts.contains(String.valueOf(host(hostHeader)))) {
             // DNS rebinding: a page of another name, resolved to this server, is its own origin; its Host names it
-            BillingMessage.BILLING0259E.log(method, Printable.of(path, 100), shown(hostHeader), String.join(", ", hosts));
+            sayAtMostEveryMinute(BillingMessage.BILLING0259E, method, Printable.of(path, 100), shown(hostHeader),
+                    String.join(", ", hosts));
             refuse(response, HttpServletResponse.SC_FORBIDDEN, BillingMessage.BILLING0259E.format(method,
                     Printable.of(path, 100), shown(hostHeader), String.join(", ", hosts)));
             return;
@@ -155,8 +160,8 @@ public class RequestGuard implements Filter {
         // RFC 9112 section 3.2.2 puts before Host, and so does Liberty's getServerName
         String target = serverName(request.getServerName());
         if (!hosts.contains(target)) {
-            BillingMessage.BILLING0298E.log(method, Printable.of(path, 100), Printable.of(target, 100),
-                    String.join(", ", hosts));
+            sayAtMostEveryMinute(BillingMessage.BILLING0298E, method, Printable.of(path, 100),
+                    Printable.of(target, 100), String.join(", ", hosts));
             refuse(response, HttpServletResponse.SC_FORBIDDEN, BillingMessage.BILLING0298E.format(method,
                     Printable.of(path, 100), Printable.of(target, 100), String.join(", ", hosts)));
             return;
@@ -171,7 +176,8 @@ public class RequestGuard implements Filter {
                 && ((originHeader != null && !own.equals(origin)) || otherSite)) {
             String message = BillingMessage.BILLING0230E.format(method, Printable.of(path, 100),
                     shown(originHeader), shown(site), own);
-            BillingMessage.BILLING0230E.log(method, Printable.of(path, 100), shown(originHeader), shown(site), own);
+            sayAtMostEveryMinute(BillingMessage.BILLING0230E, method, Printable.of(path, 100), shown(originHeader),
+                    shown(site), own);
             refuse(response, HttpServletResponse.SC_FORBIDDEN, message);
             return;
         }
@@ -225,7 +231,14 @@ public class RequestGuard implements Filter {
                             + "), which this service does not take", String.valueOf(OrderConfirmed.MAX_BYTES)));
             return;
         }
-        String charset = api ? charset(request.getContentType()) : null;
+        String contentType = request.getContentType();
+        if (api && contentType != null && !mediaType(contentType)) {
+            // the runtime would answer a header it cannot parse with a bare 400, before any resource
+            refuse(response, HttpServletResponse.SC_UNSUPPORTED_MEDIA_TYPE, BillingMessage.BILLING0232E.format(method,
+                    Printable.of(path, 100), shown(contentType)));
+            return;
+        }
+        String charset = api ? charset(contentType) : null;
         if (charset != null && !charset.equalsIgnoreCase("UTF-8")) {
             // the API reads every body as UTF-8: a body declared latin1 was read as UTF-8 all the same
             refuse(response, HttpServletResponse.SC_UNSUPPORTED_MEDIA_TYPE, BillingMessage.BILLING0299E.format(method,
@@ -233,6 +246,48 @@ public class RequestGuard implements Filter {
             return;
         }
         chain.doFilter(req, res);
+    }
+
+    /** The least time between two log lines of one refusal's message: anyone can send refused requests. */
+    static final long SAY_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** When each refusal's message was last logged ({@link System#nanoTime()}). */
+    private final Map<BillingMessage, Long> said = new ConcurrentHashMap<>();
+
+    /** Logs a refusal unless its message was logged less than a minute ago; the client is answered either way. */
+    private void sayAtMostEveryMinute(BillingMessage message, Object... args) {
+        if (due(said, message, System.nanoTime())) {
+            message.log(args);
+        }
+    }
+
+    /**
+     * @param said    when each message was last logged; updated when this returns true
+     * @param message the message
+     * @param now     {@link System#nanoTime()} now
+     * @return whether the message is due: never logged, or not for {@link #SAY_EVERY_NANOS}
+     */
+    static boolean due(Map<BillingMessage, Long> said, BillingMessage message, long now) {
+        Long last = said.get(message);
+        if (last == null) {
+            return said.putIfAbsent(message, now) == null;
+        }
+        return now - last >= SAY_EVERY_NANOS && said.replace(message, last, now);
+    }
+
+    private static final String TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+    /** RFC 9110 section 8.3.1's media type: one type/subtype, parameters of a token and a token or quoted string. */
+    private static final Pattern MEDIA_TYPE = Pattern.compile(TOKEN + "/" + TOKEN + "(?:[ \\t]*;[ \\t]*(?:" + TOKEN
+            + "=(?:" + TOKEN + "|\"(?:[^\"\\\\]|\\\\.)*\"))?)*[ \\t]*");
+    private static final Pattern CHARSET_PARAMETER = Pattern.compile("(?i);[ \\t]*charset[ \\t]*=");
+
+    /**
+     * @param contentType a {@code Content-Type} header
+     * @return whether it is one media type (RFC 9110 section 8.3.1) with at most one {@code charset}: a list, a
+     *         missing subtype or a charset given twice is not
+     */
+    static boolean mediaType(String contentType) {
+        return MEDIA_TYPE.matcher(contentType.trim()).matches()
+                && CHARSET_PARAMETER.matcher(contentType).results().count() <= 1;
     }
 
     /**

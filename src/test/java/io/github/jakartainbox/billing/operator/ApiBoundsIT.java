@@ -334,6 +334,13 @@ class ApiBoundsIT {
                         "BILLING0299E", "(charset UTF-16)"),
                 new Case("POST", "/dead-letters/sequences/bulk", "application/json; Charset=windows-1252", null, order,
                         415, "BILLING0299E", "(charset windows-1252)"),
+                // a header the runtime could not parse got its bare 400 and the URL's advice (BILLING0296E)
+                new Case("POST", "/jms/orders", "application/json, text/plain", null, order, 415, "BILLING0232E",
+                        takes + ", got Content-Type application/json, text/plain"),
+                new Case("POST", "/dead-letters/bulk", "application/", null, order, 415, "BILLING0232E", takes),
+                new Case("POST", "/jms/orders", ";", null, order, 415, "BILLING0232E", takes),
+                new Case("POST", "/jms/orders", "application/json;charset=UTF-8;charset=latin1", null, order, 415,
+                        "BILLING0232E", takes),
                 new Case("POST", "/jms/orders", "application/json; charset=utf-8", null, new byte[0], 400,
                         "BILLING0258E", "is not valid JSON"),
                 new Case("POST", "/jms/orders", json, "gzip", garbage, 415, "BILLING0233E", "Content-Encoding gzip"),

@@ -1,6 +1,8 @@
 package io.github.jakartainbox.billing.web;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.ArrayList;
@@ -108,5 +110,31 @@ class RequestGuardTest {
         assertNull(RequestGuard.repeatedParameter("consumer=billing&limit=5&open=false"));
         assertNull(RequestGuard.repeatedParameter("&&limit=5&"));
         assertNull(RequestGuard.repeatedParameter(""));
+    }
+
+    /** A Content-Type the runtime cannot parse was answered with its bare 400 and the URL's advice (BILLING0296E). */
+    @Test
+    void oneMediaTypeWithAtMostOneCharsetIsAContentType() {
+        for (String ok : List.of("application/json", "application/json; charset=UTF-8", "application/json;charset=\"utf-8\"",
+                "application/json;", "Application/JSON ; a=b", "text/plain; x=\"a;\\\"b\"")) {
+            assertTrue(RequestGuard.mediaType(ok), ok);
+        }
+        for (String bad : List.of("application/json, text/plain", "/", "application/", ";", "application",
+                "application/json; charset", "application/json;charset=UTF-8;charset=latin1", "application/json; a=b c")) {
+            assertFalse(RequestGuard.mediaType(bad), bad);
+        }
+    }
+
+    /** Anyone may send refused requests: each refusal's message is logged at most once a minute. */
+    @Test
+    void aRefusalIsLoggedAtMostOnceAMinute() {
+        java.util.Map<io.github.jakartainbox.billing.BillingMessage, Long> said = new java.util.HashMap<>();
+        var host = io.github.jakartainbox.billing.BillingMessage.BILLING0259E;
+        var origin = io.github.jakartainbox.billing.BillingMessage.BILLING0230E;
+        assertTrue(RequestGuard.due(said, host, 0));
+        assertFalse(RequestGuard.due(said, host, RequestGuard.SAY_EVERY_NANOS - 1), "within the minute");
+        assertTrue(RequestGuard.due(said, origin, 1), "another message has its own minute");
+        assertTrue(RequestGuard.due(said, host, RequestGuard.SAY_EVERY_NANOS));
+        assertFalse(RequestGuard.due(said, host, RequestGuard.SAY_EVERY_NANOS + 1));
     }
 }
