@@ -103,7 +103,7 @@ class FaultInjectionIT {
     private static final int EVENTS_PER_KEY = 5;
     /** Scenarios whose fault sends the records itself, while it runs. */
     private static final java.util.Set<Integer> SENT_DURING_THE_FAULT = java.util.Set.of(12, 13, 14, 15, 16, 17, 18,
-            19, 20);
+            19, 20, 25);
     /** Partitions of the orders topic made again by scenarios 18 and 19. */
     private static final int REMADE_PARTITIONS = 8;
 
