@@ -74,4 +74,24 @@ class SampleEventsTest {
             assertEquals(2, p.exitValue(), "status for " + args);
         }
     }
+
+    /**
+     * Values Maven's {@code exec.args} would split or the producer refuse with a stack trace ({@code --run 'a b'},
+     * {@code --topic 'bad topic!'}, a bootstrap entry without a port): one line naming the argument, status 2.
+     */
+    @Test
+    void theScriptRefusesValuesItCannotPassOnWithOneLine() throws Exception {
+        for (List<String> args : List.of(List.of("--run", "a b"), List.of("--topic", "bad topic!"),
+                List.of("--bootstrap", "127.0.0.1:9092,bogus"))) {
+            List<String> command = new ArrayList<>(List.of("bin/sample-events"));
+            command.addAll(args);
+            Process p = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(ProcessBuilder.Redirect.PIPE).directory(new File(".")).start();
+            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "ended: " + args);
+            assertTrue(err.startsWith("sample-events: " + args.get(0) + " " + args.get(1) + ": ")
+                    && err.endsWith(SampleEvents.USAGE + "\n") && err.lines().count() == 1, args + ": " + err);
+            assertEquals(2, p.exitValue(), "status for " + args);
+        }
+    }
 }
