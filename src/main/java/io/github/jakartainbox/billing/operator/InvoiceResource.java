@@ -1,6 +1,7 @@
 package io.github.jakartainbox.billing.operator;
 
 import io.github.jakartainbox.billing.BillingConfig;
+import io.github.jakartainbox.billing.BillingMessage;
 import io.github.jakartainbox.billing.invoice.Invoice;
 import io.github.jakartainbox.billing.invoice.Invoices;
 import io.github.jakartainbox.billing.order.OrderConfirmed;
@@ -41,6 +42,11 @@ public class InvoiceResource {
      */
     @GET
     public List<Invoice> list(@QueryParam("orderId") String orderId, @QueryParam("limit") @DefaultValue("100") String limit) {
+        if (orderId != null && orderId.isEmpty()) {
+            // no order has an empty id (the contract refuses it): an empty filter found nothing and said nothing
+            throw QueryParams.badRequest(BillingMessage.BILLING0238E.format("orderId",
+                    "must not be empty; leave it out for every order's invoices", "an empty value"));
+        }
         return invoices.list(QueryParams.text("orderId", orderId, OrderConfirmed.MAX_ORDER_ID_CHARS), QueryParams.limit(limit, 1000));
     }
 

@@ -216,6 +216,18 @@ public class RequestGuard implements Filter {
                     + Printable.of(path, 100), where, String.format("U+%04X", c), String.valueOf(raw)));
             return;
         }
+        int notUtf8 = notUtf8(path);
+        where = "path";
+        if (notUtf8 < 0 && query != null) {
+            notUtf8 = notUtf8(query);
+            where = "query";
+        }
+        if (notUtf8 >= 0) {
+            // the runtime decodes such escapes to U+FFFD: ?orderId=%FF looked for another order and answered []
+            refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0300E.format(method + " "
+                    + Printable.of(path, 100), where, String.valueOf(notUtf8)));
+            return;
+        }
         String repeated = query == null ? null : repeatedParameter(query);
         if (api && repeated != null) {
             // as the bulk body refuses a repeated member: the runtime would take the first and drop the others
@@ -342,6 +354,34 @@ public class RequestGuard implements Filter {
      * @param raw a path or query as sent, percent-encoded
      * @return the index of the first {@code %} not followed by two hexadecimal digits (RFC 3986 section 2.1), or -1
      */
+    /**
+     * @param raw a path or query as sent, its escapes well formed ({@link #malformedEscape}) and its characters ASCII
+     *            ({@link #notInUri})
+     * @return the index of the first byte, among the bytes its escapes and characters stand for, at which they stop
+     *         being UTF-8 (RFC 3987 section 3.2; a {@code +} is a byte as any other), or -1 when they are
+     */
+    static int notUtf8(String raw) {
+        if (raw.indexOf('%') < 0) {
+            return -1;
+        }
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%' && i + 2 < raw.length()) {
+                bytes.write(Integer.parseInt(raw, i + 1, i + 3, 16));
+                i += 2;
+            } else {
+                bytes.write(c);
+            }
+        }
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes.toByteArray());
+        java.nio.charset.CoderResult result = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                .decode(in, java.nio.CharBuffer.allocate(bytes.size()), true);
+        return result.isError() ? in.position() : -1;
+    }
+
     static int malformedEscape(String raw) {
         for (int i = raw.indexOf('%'); i >= 0; i = raw.indexOf('%', i + 1)) {
             if (i + 2 >= raw.length() || !asciiHex(raw.charAt(i + 1)) || !asciiHex(raw.charAt(i + 2))) {

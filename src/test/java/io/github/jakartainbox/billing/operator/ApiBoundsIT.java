@@ -115,6 +115,11 @@ class ApiBoundsIT {
         cases.add(get("/invoices?orderId=" + "o".repeat(201), "BILLING0238E", "orderId must have at most 200 characters"));
         cases.add(get("/invoices?orderId=" + LONG, "BILLING0238E", "got 5000 characters"));
         cases.add(get("/invoices?orderId=a%00b", "BILLING0238E", "orderId must not hold control characters"));
+        // an empty filter, and escapes that are not UTF-8 (decoded to U+FFFD), answered 200 [] as if no order matched
+        cases.add(get("/invoices?orderId=", "BILLING0238E", "orderId must not be empty"));
+        cases.add(get("/invoices?orderId=%FF", "BILLING0300E", "query is not UTF-8 once its percent-escapes are decoded"));
+        cases.add(get("/invoices?orderId=a%C3", "BILLING0300E", "(byte 9)"));
+        cases.add(get("/dead-letters?consumer=%C0%80", "BILLING0300E", "Percent-encode each character's UTF-8 bytes"));
         cases.add(get("/dead-letters?open=maybe", "BILLING0238E", "open must be one of true, false"));
         cases.add(get("/dead-letters?open=" + LONG, "BILLING0238E", "open must be one of true, false"));
         cases.add(get("/dead-letters?consumer=nobody", "BILLING0238E", "consumer must be one of "));

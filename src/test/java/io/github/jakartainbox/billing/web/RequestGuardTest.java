@@ -137,4 +137,15 @@ class RequestGuardTest {
         assertTrue(RequestGuard.due(said, host, RequestGuard.SAY_EVERY_NANOS));
         assertFalse(RequestGuard.due(said, host, RequestGuard.SAY_EVERY_NANOS + 1));
     }
+
+    /** Escapes that are not UTF-8 were decoded to U+FFFD: {@code ?orderId=%FF} looked for another order. */
+    @Test
+    void theBytesOfAUrlsEscapesMustBeUtf8() {
+        assertEquals(-1, RequestGuard.notUtf8("orderId=%C3%A9+x"));
+        assertEquals(-1, RequestGuard.notUtf8("plain"));
+        assertEquals(8, RequestGuard.notUtf8("orderId=%FF"));
+        assertEquals(9, RequestGuard.notUtf8("orderId=a%C3"), "a sequence cut short");
+        assertEquals(9, RequestGuard.notUtf8("consumer=%C0%80"), "an overlong encoding");
+        assertEquals(8, RequestGuard.notUtf8("orderId=%ED%A0%80"), "a surrogate");
+    }
 }
