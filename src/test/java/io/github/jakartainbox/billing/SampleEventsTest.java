@@ -57,12 +57,8 @@ class SampleEventsTest {
     void theScriptAnswersAWrongArgumentWithOneLineAndStatus2() throws Exception {
         for (List<String> args : List.of(List.of("--events", "-5"), List.of("--events", "abc"),
                 List.of("--frobnicate"), List.of("--bad", "--seed"))) {
-            List<String> command = new ArrayList<>(List.of("bin/sample-events"));
-            command.addAll(args);
-            Process p = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.PIPE).directory(new File(".")).start();
-            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "ended: " + args);
+            Script run = script(args);
+            String err = run.stderr();
             String expected;
             try {
                 parse(args.toArray(String[]::new));
@@ -71,7 +67,7 @@ class SampleEventsTest {
                 expected = "sample-events: " + e.getMessage() + "; " + SampleEvents.USAGE + "\n";
             }
             assertEquals(expected, err, "the whole of stderr for " + args);
-            assertEquals(2, p.exitValue(), "status for " + args);
+            assertEquals(2, run.status(), "status for " + args);
         }
     }
 
@@ -83,15 +79,25 @@ class SampleEventsTest {
     void theScriptRefusesValuesItCannotPassOnWithOneLine() throws Exception {
         for (List<String> args : List.of(List.of("--run", "a b"), List.of("--topic", "bad topic!"),
                 List.of("--bootstrap", "127.0.0.1:9092,bogus"))) {
-            List<String> command = new ArrayList<>(List.of("bin/sample-events"));
-            command.addAll(args);
-            Process p = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.PIPE).directory(new File(".")).start();
-            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "ended: " + args);
+            Script run = script(args);
+            String err = run.stderr();
             assertTrue(err.startsWith("sample-events: " + args.get(0) + " " + args.get(1) + ": ")
                     && err.endsWith(SampleEvents.USAGE + "\n") && err.lines().count() == 1, args + ": " + err);
-            assertEquals(2, p.exitValue(), "status for " + args);
+            assertEquals(2, run.status(), "status for " + args);
         }
+    }
+
+    /** A run of bin/sample-events: its standard error and exit status. */
+    private record Script(String stderr, int status) {
+    }
+
+    private static Script script(List<String> args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bin/sample-events"));
+        command.addAll(args);
+        Process p = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.PIPE).directory(new File(".")).start();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "ended: " + args);
+        return new Script(err, p.exitValue());
     }
 }

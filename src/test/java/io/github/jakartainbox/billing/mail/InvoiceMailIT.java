@@ -73,6 +73,18 @@ class InvoiceMailIT {
         return e.orderId() + "@example.com";
     }
 
+    /** Publishes an {@code invoices.issued} record for the invoice, under the key given. */
+    private static void publishIssued(String key, String eventId, long invoiceId, String orderId, String email,
+                                      String amount) throws Exception {
+        String json = Json.createObjectBuilder().add("event_id", eventId).add("invoice_id", invoiceId)
+                .add("order_id", orderId).add("customer_email", email).add("amount", amount).add("currency", "EUR")
+                .build().toString();
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(TestEnv.INVOICES_TOPIC, key, json))
+                    .get();
+        }
+    }
+
     private static List<TopicReader.Rec> issued(String orderId) {
         // keyed by customer (Invoices.create); each test order has a customer of its own
         return TopicReader.read(TestEnv.INVOICES_TOPIC, r -> (orderId + "@example.com").equals(r.key()));
@@ -151,13 +163,8 @@ class InvoiceMailIT {
         long invoiceId = db.number("SELECT id FROM invoice WHERE order_id = ?", e.orderId());
         String messageId = db.text("SELECT mail_message_id FROM invoice WHERE order_id = ?", e.orderId());
         String foreignEventId = UUID.randomUUID().toString();
-        String foreign = Json.createObjectBuilder().add("event_id", foreignEventId).add("invoice_id", invoiceId)
-                .add("order_id", "other-database-order-" + invoiceId).add("customer_email", email(e))
-                .add("amount", "99.00").add("currency", "EUR").build().toString();
-        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(TestEnv.INVOICES_TOPIC,
-                    "other-database-order-" + invoiceId, foreign)).get();
-        }
+        publishIssued("other-database-order-" + invoiceId, foreignEventId, invoiceId, "other-database-order-" + invoiceId,
+                email(e), "99.00");
         assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM inbox_dead_letter WHERE consumer = "
                 + "'mailer' AND event_id = ? AND error LIKE 'BILLING0128E%'", foreignEventId),
                 "the foreign event is dead-lettered with its reason");
@@ -181,16 +188,10 @@ class InvoiceMailIT {
         String messageId = db.text("SELECT mail_message_id FROM invoice WHERE order_id = ?", e.orderId());
         long countedBefore = notMailedAgain();
         List<String> repeats = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            for (int i = 0; i < 4; i++) {
-                String eventId = UUID.randomUUID().toString();
-                repeats.add(eventId);
-                String json = Json.createObjectBuilder().add("event_id", eventId).add("invoice_id", invoiceId)
-                        .add("order_id", e.orderId()).add("customer_email", email(e)).add("amount", "129.90")
-                        .add("currency", "EUR").build().toString();
-                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(TestEnv.INVOICES_TOPIC,
-                        i == 0 ? email(e) : "repeat-" + i + "-" + UUID.randomUUID(), json)).get();
-            }
+        for (int i = 0; i < 4; i++) {
+            repeats.add(UUID.randomUUID().toString());
+            publishIssued(i == 0 ? email(e) : "repeat-" + i + "-" + UUID.randomUUID(), repeats.get(i), invoiceId,
+                    e.orderId(), email(e), "129.90");
         }
         assertEquals(4, db.await(WAIT, n -> n == 4, "SELECT count(*) FROM inbox WHERE consumer = 'mailer' "
                 + "AND event_id IN (?, ?, ?, ?)", repeats.toArray()), "each repeat's event claimed by the mailer");
@@ -224,14 +225,8 @@ class InvoiceMailIT {
         // the outbox's ids are UUIDv7, whose text starts with 0 for decades: UUID.fromString reads each of these as it
         assertTrue(own.startsWith("0"), own);
         List<String> spellings = List.of(own.substring(1), "+" + own.substring(1), own.substring(1).toUpperCase());
-        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            for (String spelling : spellings) {
-                String json = Json.createObjectBuilder().add("event_id", spelling).add("invoice_id", invoiceId)
-                        .add("order_id", e.orderId()).add("customer_email", email(e)).add("amount", "129.90")
-                        .add("currency", "EUR").build().toString();
-                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(TestEnv.INVOICES_TOPIC,
-                        email(e), json)).get();
-            }
+        for (String spelling : spellings) {
+            publishIssued(email(e), spelling, invoiceId, e.orderId(), email(e), "129.90");
         }
         assertEquals(spellings.size(), db.await(WAIT, n -> n == spellings.size(), "SELECT count(*) FROM "
                 + "inbox_dead_letter WHERE consumer = 'mailer' AND error LIKE 'BILLING0312E%' "
