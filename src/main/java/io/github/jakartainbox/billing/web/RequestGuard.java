@@ -188,44 +188,28 @@ public class RequestGuard implements Filter {
             return;
         }
         String query = request.getQueryString();
-        int bad = malformedEscape(path);
-        String where = "path";
-        if (bad < 0 && query != null) {
-            bad = malformedEscape(query);
-            where = "query";
-        }
-        if (bad >= 0) {
+        UriFlaw bad = UriFlaw.first(path, query, RequestGuard::malformedEscape);
+        if (bad != null) {
             // the JAX-RS runtime would fail to parse the URI wherever it reads it, and answer 500
-            String text = where.equals("path") ? path : query;
             refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0251E.format(method,
-                    where, String.valueOf(bad), Printable.of(text.substring(bad, Math.min(text.length(), bad + 3)), 10)));
+                    bad.where(), String.valueOf(bad.at()), Printable.of(bad.text().substring(bad.at(),
+                            Math.min(bad.text().length(), bad.at() + 3)), 10)));
             return;
         }
-        int raw = notInUri(path);
-        where = "path";
-        if (raw < 0 && query != null) {
-            raw = notInUri(query);
-            where = "query";
-        }
-        if (raw >= 0) {
+        UriFlaw raw = UriFlaw.first(path, query, RequestGuard::notInUri);
+        if (raw != null) {
             // a character sent as it is (é, a space's neighbours such as | or "): the JAX-RS runtime could not parse
             // the URI and answered "GET ? answered 400" without saying why
-            String text = where.equals("path") ? path : query;
-            int c = text.codePointAt(raw);
             refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0295E.format(method + " "
-                    + Printable.of(path, 100), where, String.format("U+%04X", c), String.valueOf(raw)));
+                    + Printable.of(path, 100), raw.where(), String.format("U+%04X", raw.text().codePointAt(raw.at())),
+                    String.valueOf(raw.at())));
             return;
         }
-        int notUtf8 = notUtf8(path);
-        where = "path";
-        if (notUtf8 < 0 && query != null) {
-            notUtf8 = notUtf8(query);
-            where = "query";
-        }
-        if (notUtf8 >= 0) {
+        UriFlaw notUtf8 = UriFlaw.first(path, query, RequestGuard::notUtf8);
+        if (notUtf8 != null) {
             // the runtime decodes such escapes to U+FFFD: ?orderId=%FF looked for another order and answered []
             refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0300E.format(method + " "
-                    + Printable.of(path, 100), where, String.valueOf(notUtf8)));
+                    + Printable.of(path, 100), notUtf8.where(), String.valueOf(notUtf8.at())));
             return;
         }
         String repeated = query == null ? null : repeatedParameter(query);
@@ -354,6 +338,26 @@ public class RequestGuard implements Filter {
      * @param raw a path or query as sent, percent-encoded
      * @return the index of the first {@code %} not followed by two hexadecimal digits (RFC 3986 section 2.1), or -1
      */
+    /**
+     * Where a check of the URL found its first flaw: the path before the query.
+     *
+     * @param where {@code path} or {@code query}
+     * @param text  that part as sent
+     * @param at    the index the check gave
+     */
+    record UriFlaw(String where, String text, int at) {
+
+        /** @return the first flaw the check finds (an index, -1 for none) in the path, then the query; null: none */
+        static UriFlaw first(String path, String query, java.util.function.ToIntFunction<String> check) {
+            int at = check.applyAsInt(path);
+            if (at >= 0) {
+                return new UriFlaw("path", path, at);
+            }
+            at = query == null ? -1 : check.applyAsInt(query);
+            return at >= 0 ? new UriFlaw("query", query, at) : null;
+        }
+    }
+
     /**
      * @param raw a path or query as sent, its escapes well formed ({@link #malformedEscape}) and its characters ASCII
      *            ({@link #notInUri})

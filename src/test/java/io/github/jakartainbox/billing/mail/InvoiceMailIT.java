@@ -73,6 +73,14 @@ class InvoiceMailIT {
         return e.orderId() + "@example.com";
     }
 
+    /** Sends the order and waits for its invoice's mail to be recorded; @return the invoice's id */
+    private long mailedInvoice(Event e) throws Exception {
+        send(List.of(e));
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ? "
+                + "AND mailed_at IS NOT NULL", e.orderId()), "invoice created and mailed");
+        return db.number("SELECT id FROM invoice WHERE order_id = ?", e.orderId());
+    }
+
     /** Publishes an {@code invoices.issued} record for the invoice, under the key given. */
     private static void publishIssued(String key, String eventId, long invoiceId, String orderId, String email,
                                       String amount) throws Exception {
@@ -157,10 +165,7 @@ class InvoiceMailIT {
     @Test
     void anInvoicesIssuedEventOfAnotherDatabaseIsDeadLetteredAndMailsNothing() throws Exception {
         Event e = order("foreign", "12.00");
-        send(List.of(e));
-        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ? "
-                + "AND mailed_at IS NOT NULL", e.orderId()), "invoice created and mailed");
-        long invoiceId = db.number("SELECT id FROM invoice WHERE order_id = ?", e.orderId());
+        long invoiceId = mailedInvoice(e);
         String messageId = db.text("SELECT mail_message_id FROM invoice WHERE order_id = ?", e.orderId());
         String foreignEventId = UUID.randomUUID().toString();
         publishIssued("other-database-order-" + invoiceId, foreignEventId, invoiceId, "other-database-order-" + invoiceId,
@@ -181,10 +186,7 @@ class InvoiceMailIT {
     @Test
     void anInvoiceRepeatedUnderNewEventIdsIsMailedOnce() throws Exception {
         Event e = order("mail-repeat", "129.90");
-        send(List.of(e));
-        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ? "
-                + "AND mailed_at IS NOT NULL", e.orderId()), "invoice created and mailed");
-        long invoiceId = db.number("SELECT id FROM invoice WHERE order_id = ?", e.orderId());
+        long invoiceId = mailedInvoice(e);
         String messageId = db.text("SELECT mail_message_id FROM invoice WHERE order_id = ?", e.orderId());
         long countedBefore = notMailedAgain();
         List<String> repeats = new ArrayList<>();
@@ -217,10 +219,7 @@ class InvoiceMailIT {
     @Test
     void anInvoicesOwnEventIdSpelledOtherwiseMailsNothing() throws Exception {
         Event e = order("mail-spelling", "129.90");
-        send(List.of(e));
-        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE order_id = ? "
-                + "AND mailed_at IS NOT NULL", e.orderId()), "invoice created and mailed");
-        long invoiceId = db.number("SELECT id FROM invoice WHERE order_id = ?", e.orderId());
+        long invoiceId = mailedInvoice(e);
         String own = issued(e.orderId()).get(0).eventIdHeader();
         // the outbox's ids are UUIDv7, whose text starts with 0 for decades: UUID.fromString reads each of these as it
         assertTrue(own.startsWith("0"), own);
