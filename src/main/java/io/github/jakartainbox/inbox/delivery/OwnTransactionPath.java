@@ -7,7 +7,7 @@ import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
-import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterStore;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterWriter;
 import io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
@@ -39,7 +39,7 @@ public class OwnTransactionPath implements DeliveryPath {
     @Inject
     InboxClaim inbox;
     @Inject
-    DeadLetterStore deadLetters;
+    DeadLetterWriter deadLetters;
     @Inject
     InboxStatistics statistics;
     @Inject
@@ -110,31 +110,8 @@ public class OwnTransactionPath implements DeliveryPath {
             return false; // the cheap check: no statement while the consumer has no open sequence
         }
         KeyedRecord record = KeyedRecord.of(RedriveAim.carrier(call.delivery()));
-        if (record == null || SequenceRedrive.running(consumer.name(), record.key())) {
-            return false;
-        }
-        boolean done = transactions.inOwnTransaction(consumer.transactionTimeout(),
-                () -> parked.parkIfOpen(consumer.name(), null, record, call.delivery(),
-                        ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery()))));
-        if (done) {
-            InboxMessage.INBOX0235I.log(consumer.name(), record.location(), record.key());
-        }
-        return done;
-    }
-
-    /**
-     * A processed re-drive of a sequence's head ({@code InboxRedrives}): its record leaves the sequence, in the
-     * attempt's transaction ({@link ParkedEvents#headRedriven}).
-     */
-    private void headRedriven(DeliveryCall call) throws java.sql.SQLException {
-        if (!call.consumer().orderByKey()) {
-            return;
-        }
-        Long deadLetter = ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery()));
-        KeyedRecord record = deadLetter == null ? null : KeyedRecord.of(RedriveAim.carrier(call.delivery()));
-        if (record != null) {
-            parked.headRedriven(call.consumer().name(), record.key(), deadLetter);
-        }
+        return record != null && deadLetters.parkAlone(consumer, record, call.delivery(),
+                ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery())), consumer.transactionTimeout());
     }
 
     private Object withRetries(DeliveryCall call, InboxClaim.Claim key) throws Exception {
@@ -154,7 +131,7 @@ public class OwnTransactionPath implements DeliveryPath {
                     InboxClaim.Result claim = inbox.claim(consumer.name(), eventId, key.fingerprint(), key.month());
                     Object result = claim == InboxClaim.Result.NEW ? call.proceed() : null;
                     if (claim == InboxClaim.Result.NEW) {
-                        headRedriven(call);
+                        parked.headRedriven(consumer, call.delivery()); // the re-drive's record leaves its sequence
                     }
                     return new Outcome(claim, result);
                 });
@@ -264,20 +241,11 @@ public class OwnTransactionPath implements DeliveryPath {
                 : Delivery.locationOf(RedriveAim.carrier(delivery));
         String error = deadLetterReason(reason, attempts, location);
         String shownId = eventId == null ? "(no usable id)" : eventId;
+        KeyedRecord record = KeyedRecord.of(RedriveAim.carrier(delivery));
         boolean full = true;
-        KeyedRecord opening = ParkedEvents.opening(consumer, KeyedRecord.of(RedriveAim.carrier(delivery)));
-        SequenceRedrive redrive = SequenceRedrive.current();
         for (int failures = 1; ; failures++) {
-            boolean withPayload = full;
             try {
-                long id = transactions.inOwnTransaction(() -> deadLetters.recordOpening(consumer.name(), eventId,
-                        delivery, error, attempts, withPayload, opening, parked));
-                if (opening != null) {
-                    parked.openedBy(consumer.name(), opening.key(), id);
-                }
-                if (redrive != null) {
-                    redrive.deadLettered(id);
-                }
+                deadLetters.write(consumer, eventId, delivery, record, error, attempts, full);
                 if (eventId == null) {
                     InboxMessage.INBOX0226E.log(consumer.name(), error);
                 } else {

@@ -7,11 +7,10 @@ import io.github.jakartainbox.inbox.claim.ClaimKey;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
-import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterStore;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterWriter;
 import io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents;
 import io.github.jakartainbox.inbox.incoming.KeyedRecord;
 import io.github.jakartainbox.inbox.incoming.SequenceRedrive;
-import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.delivery.DeliveryCall;
 import io.github.jakartainbox.inbox.delivery.DeliveryPath;
@@ -86,7 +85,7 @@ public class JmsDeliveries implements DeliveryPath.Transport {
     @Inject
     InboxDatabase database;
     @Inject
-    DeadLetterStore deadLetters;
+    DeadLetterWriter deadLetters;
     @Inject
     InboxStatistics statistics;
     @Inject
@@ -281,18 +280,9 @@ public class JmsDeliveries implements DeliveryPath.Transport {
     private boolean deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, KeyedRecord record,
                                String messageId, Throwable reason, int attempts) {
         String error = Failures.describe(reason);
-        KeyedRecord opening = ParkedEvents.opening(consumer, record);
         for (boolean withPayload : new boolean[] {true, false}) {
             try {
-                long id = transactions.inNewTransaction(() -> deadLetters.recordOpening(consumer.name(), eventId,
-                        delivery, error, attempts, withPayload, opening, parked));
-                if (opening != null) {
-                    parked.openedBy(consumer.name(), opening.key(), id);
-                }
-                SequenceRedrive redrive = SequenceRedrive.current();
-                if (redrive != null) {
-                    redrive.deadLettered(id);
-                }
+                deadLetters.write(consumer, eventId, delivery, record, error, attempts, withPayload);
                 JmsMessage.INBOX0708E.log(consumer.name(), messageId, error);
                 return true;
             } catch (Exception e) {
@@ -329,14 +319,7 @@ public class JmsDeliveries implements DeliveryPath.Transport {
         if (record == null || !parked.mayHaveOpen(consumer.name())) {
             return false; // the cheap check: no statement while the consumer has no open sequence
         }
-        if (SequenceRedrive.running(consumer.name(), record.key())) {
-            return false;
-        }
-        if (!parked.parkIfOpen(consumer.name(), null, record, delivery, null)) {
-            return false;
-        }
-        InboxMessage.INBOX0235I.log(consumer.name(), record.location(), record.key());
-        return true;
+        return deadLetters.park(consumer, record, delivery, null);
     }
 
     private static void ended(SequenceRedrive.Outcome outcome) {

@@ -78,13 +78,7 @@ public class GroupPath implements DeliveryPath.Enclosing {
             switch (result) {
                 case NEW -> {
                     call.proceed();
-                    Long redriveOf = consumer.orderByKey()
-                            ? ParkedEvents.redriveOf(RedriveAim.carrier(call.delivery())) : null;
-                    KeyedRecord redriven = redriveOf == null ? null
-                            : KeyedRecord.of(RedriveAim.carrier(call.delivery()));
-                    if (redriven != null) {
-                        parked.headRedriven(consumer.name(), redriven.key(), redriveOf);
-                    }
+                    parked.headRedriven(consumer, call.delivery()); // a re-drive's record leaves its sequence
                     // as far as the inbox knows: the group commits
                     call.span().outcome(DeliveryOutcome.PROCESSED, null);
                     call.tell(DeliveryOutcome.PROCESSED); // a share record is accepted after the group's commit

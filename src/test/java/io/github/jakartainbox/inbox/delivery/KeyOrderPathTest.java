@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.delivery;
 
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterWriter;
 import static io.github.jakartainbox.inbox.delivery.DeliveryFakes.order;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -69,7 +70,7 @@ class KeyOrderPathTest {
         InboxStatistics statistics = new InboxStatistics();
         path.transactions = new DeliveryFakes.Transactions(inbox);
         path.inbox = inbox;
-        path.deadLetters = deadLetters;
+        path.deadLetters = new DeadLetterWriter(path.transactions, deadLetters, sequences);
         path.statistics = statistics;
         path.steps = DeliveryStepsFixture.steps(statistics);
         path.aims = DeliveryFakes.aims(new DeliveryFakes.RedriveTable(), statistics);

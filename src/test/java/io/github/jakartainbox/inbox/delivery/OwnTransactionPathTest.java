@@ -1,5 +1,7 @@
 package io.github.jakartainbox.inbox.delivery;
 
+import io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterWriter;
 import static io.github.jakartainbox.inbox.delivery.DeliveryFakes.EVENT;
 import static io.github.jakartainbox.inbox.delivery.DeliveryFakes.order;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,7 +29,8 @@ class OwnTransactionPathTest {
     OwnTransactionPathTest() {
         path.transactions = transactions;
         path.inbox = inbox;
-        path.deadLetters = deadLetters;
+        path.parked = new ParkedEvents();
+        path.deadLetters = new DeadLetterWriter(transactions, deadLetters, path.parked);
         path.statistics = statistics;
         path.steps = DeliveryStepsFixture.steps(statistics);
         path.aims = DeliveryFakes.aims(table, statistics);

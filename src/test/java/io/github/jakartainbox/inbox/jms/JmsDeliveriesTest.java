@@ -1,5 +1,7 @@
 package io.github.jakartainbox.inbox.jms;
 
+import io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterWriter;
 import static io.github.jakartainbox.inbox.delivery.DeliveryFakes.EVENT;
 import static io.github.jakartainbox.inbox.delivery.DeliveryFakes.order;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -61,7 +63,8 @@ class JmsDeliveriesTest {
         transactions.active = true;
         path.transactions = transactions;
         path.inbox = inbox;
-        path.deadLetters = deadLetters;
+        path.parked = new ParkedEvents();
+        path.deadLetters = new DeadLetterWriter(transactions, deadLetters, path.parked);
         path.statistics = statistics;
         path.steps = DeliveryStepsFixture.steps(statistics);
         path.registry = registry;

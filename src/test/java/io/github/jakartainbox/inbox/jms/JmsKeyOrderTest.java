@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.jms;
 
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterWriter;
 import static io.github.jakartainbox.inbox.delivery.DeliveryFakes.order;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -106,11 +107,11 @@ class JmsKeyOrderTest {
         transactions.active = true;
         path.transactions = transactions;
         path.inbox = inbox;
-        path.deadLetters = deadLetters;
         path.statistics = statistics;
         path.steps = DeliveryStepsFixture.steps(statistics);
         path.registry = registry;
         path.parked = sequences;
+        path.deadLetters = new DeadLetterWriter(transactions, deadLetters, sequences);
         path.keyProperties.put(FakeInvocation.method(Bean.class, "onMessage", Message.class), "JMSXGroupID");
         ConsumerSettings plain = DeliveryFakes.billing(2);
         billing = new ConsumerSettings(plain.name(), plain.eventIdSource(), plain.maxLength(), plain.failurePolicy(),

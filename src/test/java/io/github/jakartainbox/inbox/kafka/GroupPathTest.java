@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.kafka;
 
+import io.github.jakartainbox.inbox.deadletter.internal.ParkedEvents;
 import static io.github.jakartainbox.inbox.delivery.DeliveryFakes.EVENT;
 import static io.github.jakartainbox.inbox.delivery.DeliveryFakes.order;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,6 +34,7 @@ class GroupPathTest {
         path.inbox = inbox;
         path.statistics = statistics;
         path.aims = new RedriveAims();
+        path.parked = new ParkedEvents();
         transactions.active = true;
         group.enter();
         group.at(0);

@@ -4,6 +4,7 @@ import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.incoming.KeyedRecord;
+import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.incoming.SequenceRedrive;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -254,6 +255,25 @@ public class ParkedEvents {
             delete.setLong(4, deadLetter);
             delete.setLong(5, deadLetter);
             delete.executeUpdate();
+        }
+    }
+
+    /**
+     * As {@link #headRedriven(String, String, long)} for a delivery that is a re-drive of its key's sequence head
+     * ({@link #redriveOf}); nothing for any other delivery, or a consumer that does not keep the order by key.
+     *
+     * @param consumer the delivery's consumer
+     * @param delivery the delivery just processed, in the caller's transaction
+     * @throws SQLException when the statement fails
+     */
+    public void headRedriven(ConsumerSettings consumer, Delivery delivery) throws SQLException {
+        if (!consumer.orderByKey()) {
+            return;
+        }
+        Long deadLetter = redriveOf(RedriveAim.carrier(delivery));
+        KeyedRecord record = deadLetter == null ? null : KeyedRecord.of(RedriveAim.carrier(delivery));
+        if (record != null) {
+            headRedriven(consumer.name(), record.key(), deadLetter);
         }
     }
 
