@@ -56,6 +56,22 @@ public class InboxLifecycle {
     }
 
     /**
+     * Waits before a retry as {@link #pause} does; a wait that ends early throws the failure being retried, so that
+     * a stopping application leaves the delivery unacknowledged, to come again after the restart.
+     *
+     * @param millis  how long to wait, in milliseconds (at least 1)
+     * @param failure the failure being retried
+     * @throws Exception {@code failure}, with an {@link InterruptedException} suppressed in it, when the application
+     *                   stops or the thread is interrupted during the wait
+     */
+    public static void pauseBeforeRetry(long millis, Exception failure) throws Exception {
+        if (!pause(Math.max(millis, 1))) {
+            failure.addSuppressed(new InterruptedException("the application is stopping"));
+            throw failure;
+        }
+    }
+
+    /**
      * Waits, ending at once when the application stops or the thread is interrupted (the interrupt is kept).
      *
      * @param millis how long to wait, in milliseconds

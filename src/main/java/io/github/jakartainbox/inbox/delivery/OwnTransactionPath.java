@@ -90,7 +90,7 @@ public class OwnTransactionPath implements DeliveryPath {
                 long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();
                 InboxMessage.INBOX0206W.log(consumer.name(), "(not read yet)", String.valueOf(waitMillis),
                         e.getMessage());
-                sleep(waitMillis, e);
+                InboxLifecycle.pauseBeforeRetry(waitMillis, e);
             }
         }
     }
@@ -170,7 +170,7 @@ public class OwnTransactionPath implements DeliveryPath {
                     }
                 }
                 call.span().retry(decision.attempts(), failure);
-                sleep(waitMillis, failure);
+                InboxLifecycle.pauseBeforeRetry(waitMillis, failure);
             }
         }
     }
@@ -231,48 +231,15 @@ public class OwnTransactionPath implements DeliveryPath {
     }
 
     /**
-     * Records the failed delivery in its own transaction. While that is impossible (the database is down) the
-     * delivery stays unacknowledged and this keeps trying: nothing is acknowledged that was not recorded.
+     * Records the failed delivery in its own transaction, trying again while that is impossible: nothing is
+     * acknowledged that was not recorded ({@link DeadLetterWriter#writeUntilRecorded}).
      */
     private void deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, Throwable reason,
                             int attempts) throws Exception {
         // a method taking the payload only: on inbox-kafka the record being delivered still says where it came from
         String location = delivery.location() != null ? delivery.location()
                 : Delivery.locationOf(RedriveAim.carrier(delivery));
-        String error = deadLetterReason(reason, attempts, location);
-        String shownId = eventId == null ? "(no usable id)" : eventId;
-        KeyedRecord record = KeyedRecord.of(RedriveAim.carrier(delivery));
-        boolean full = true;
-        for (int failures = 1; ; failures++) {
-            try {
-                deadLetters.write(consumer, eventId, delivery, record, error, attempts, full);
-                if (eventId == null) {
-                    InboxMessage.INBOX0226E.log(consumer.name(), error);
-                } else {
-                    InboxMessage.INBOX0202E.log(consumer.name(), shownId, String.valueOf(attempts), error);
-                }
-                return;
-            } catch (Exception e) {
-                // the database is away or busy: wait and retry; anything else (the row itself is refused): retry
-                // without the payload
-                FailureKind kind = FailureKind.of(e);
-                full = kind == FailureKind.OUTAGE || kind == FailureKind.TRANSIENT;
-                long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();
-                InboxMessage.INBOX0203E.log(consumer.name(), shownId, Failures.describe(e),
-                        String.valueOf(waitMillis));
-                sleep(waitMillis, e);
-            }
-        }
-    }
-
-    /**
-     * Waits before the next attempt, in slices, so that a stopping application ends the wait at once: the failure is
-     * then thrown and the message stays unacknowledged, to be redelivered after the restart.
-     */
-    private static void sleep(long millis, Exception failure) throws Exception {
-        if (!InboxLifecycle.pause(Math.max(millis, 1))) {
-            failure.addSuppressed(new InterruptedException("the application is stopping"));
-            throw failure;
-        }
+        deadLetters.writeUntilRecorded(consumer, eventId, delivery, KeyedRecord.of(RedriveAim.carrier(delivery)),
+                deadLetterReason(reason, attempts, location), attempts);
     }
 }

@@ -1,7 +1,10 @@
 package io.github.jakartainbox.inbox.deadletter.internal;
 
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
+import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
+import io.github.jakartainbox.inbox.failure.FailureKind;
+import io.github.jakartainbox.inbox.failure.Failures;
 import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.incoming.KeyedRecord;
 import io.github.jakartainbox.inbox.incoming.SequenceRedrive;
@@ -69,6 +72,45 @@ public class DeadLetterWriter {
             redrive.deadLettered(id);
         }
         return id;
+    }
+
+    /**
+     * Records a failed delivery's dead letter as {@link #write} does until it is recorded, and says so
+     * ({@code INBOX0202E}; {@code INBOX0226E} without an event id). After a failure ({@code INBOX0203E}) it waits as
+     * the consumer's retry policy says after its attempts and tries again: with the payload when the database was away
+     * or busy, without it when the row itself was refused.
+     *
+     * @param consumer the delivery's consumer
+     * @param eventId  the normalized event id, {@code null} when it was unusable
+     * @param delivery the delivery, for its payload and fingerprint
+     * @param record   its key and position, {@code null} for a message without a key
+     * @param error    the reason, starting with a message id
+     * @param attempts how many attempts failed
+     * @throws Exception the last failure, when the application stops during a wait: nothing was recorded, and the
+     *                   delivery stays unacknowledged
+     */
+    public void writeUntilRecorded(ConsumerSettings consumer, String eventId, Delivery delivery, KeyedRecord record,
+                                   String error, int attempts) throws Exception {
+        String shownId = eventId == null ? "(no usable id)" : eventId;
+        boolean withPayload = true;
+        for (int failures = 1; ; failures++) {
+            try {
+                write(consumer, eventId, delivery, record, error, attempts, withPayload);
+                if (eventId == null) {
+                    InboxMessage.INBOX0226E.log(consumer.name(), error);
+                } else {
+                    InboxMessage.INBOX0202E.log(consumer.name(), shownId, String.valueOf(attempts), error);
+                }
+                return;
+            } catch (Exception e) {
+                FailureKind kind = FailureKind.of(e);
+                withPayload = kind == FailureKind.OUTAGE || kind == FailureKind.TRANSIENT;
+                long waitMillis = consumer.retry().delayAfter(failures + 1).toMillis();
+                InboxMessage.INBOX0203E.log(consumer.name(), shownId, Failures.describe(e),
+                        String.valueOf(waitMillis));
+                InboxLifecycle.pauseBeforeRetry(waitMillis, e);
+            }
+        }
     }
 
     /**
