@@ -194,7 +194,7 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
      * default-ignorable code points, DerivedCoreProperties.txt: zero-width space and joiners U+200B to U+200D, word
      * joiner U+2060, U+FEFF, soft hyphen U+00AD, variation selectors, Hangul fillers, tags...), or one of blanks only
      * (no-break and other spaces that {@link String#isBlank} keeps, the braille blank U+2800). The PDF prints such a
-     * character as {@code [U+200D]} while the mail subject shows nothing, so "A\u200DB" and "AB" looked alike.
+     * character as {@code [U+200D]} while the mail subject shows nothing, so A, U+200D, B and "AB" looked alike.
      *
      * @param field the field's name, for the reason
      * @param text  its value
