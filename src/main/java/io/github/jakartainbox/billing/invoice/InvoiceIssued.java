@@ -77,9 +77,9 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
     /**
      * @param value the record value (UTF-8 JSON)
      * @return the event
-     * @throws UnprocessableEventException when the value is not such an event, its {@code order_id} holds a
-     *                                     character shown as nothing or only blanks ({@link OrderConfirmed#visible}:
-     *                                     an invoice stored before the contract refused them), or its
+     * @throws UnprocessableEventException when the value is not such an event, its {@code order_id} breaks the
+     *                                     contract's display rules ({@link OrderConfirmed#shownOrderId}: an invoice
+     *                                     stored before the contract refused invisible characters), or its
      *                                     {@code customer_email} is not
      *                                     one plain ASCII address ({@link CustomerEmail#check}: the mailer sends to
      *                                     it, and a group or a list would reach several people); the message names
@@ -101,21 +101,12 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
         }
         try {
             return new InvoiceIssued(eventId(text(object, "event_id")), number.longValueExact(),
-                    orderId(text(object, "order_id")), CustomerEmail.check("customer_email", text(object, "customer_email")),
+                    OrderConfirmed.shownOrderId("order_id", text(object, "order_id")), CustomerEmail.check("customer_email", text(object, "customer_email")),
                     new BigDecimal(text(object, "amount")),
                     text(object, "currency"));
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new UnprocessableEventException(BillingMessage.BILLING0124E.format(e.getMessage()), e);
         }
-    }
-
-    /**
-     * The order id by the contract's display rules, the more specific first: a bidirectional control or a line
-     * separator is {@code BILLING0120E} ({@link OrderConfirmed#shownAsIs}), another character shown as nothing or
-     * blanks only {@code BILLING0301E} ({@link OrderConfirmed#visible}).
-     */
-    static String orderId(String text) {
-        return OrderConfirmed.visible("order_id", OrderConfirmed.shownAsIs("order_id", text));
     }
 
     /** RFC 9562's text form of a UUID, either case: the one spelling the inbox reads as a UUID (EventIds). */

@@ -54,7 +54,7 @@ public class InvoiceResource {
             // the contract's display rules (BILLING0120E, BILLING0301E): no order has such an id, and an empty list
             // said nothing
             try {
-                OrderConfirmed.visible("orderId", OrderConfirmed.shownAsIs("orderId", filter));
+                OrderConfirmed.shownOrderId("orderId", filter);
             } catch (UnprocessableEventException e) {
                 throw QueryParams.badRequest(e.getMessage());
             }

@@ -201,7 +201,7 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
      * @return the value, when every character of it is shown and one at least is not blank
      * @throws UnprocessableEventException ({@code BILLING0301E}) naming the first such character and its index
      */
-    public static String visible(String field, String text) {
+    private static String visible(String field, String text) {
         for (int i = 0; i < text.length(); i += Character.charCount(text.codePointAt(i))) {
             int cp = text.codePointAt(i);
             if (defaultIgnorable(cp)) {
@@ -216,8 +216,22 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
         return text;
     }
 
+    /**
+     * The display rules of an order id wherever one arrives outside {@link #parse} (the mailer's event, the API's
+     * filter), the more specific first, as the contract applies them.
+     *
+     * @param field the field's or parameter's name, for the reason
+     * @param text  its value
+     * @return the value, when {@link #shownAsIs} ({@code BILLING0120E}) and {@link #visible} ({@code BILLING0301E})
+     *         pass it
+     * @throws UnprocessableEventException from the first rule it breaks
+     */
+    public static String shownOrderId(String field, String text) {
+        return visible(field, shownAsIs(field, text));
+    }
+
     /** @return whether the code point has Unicode's Default_Ignorable_Code_Point property (Unicode 15.1) */
-    static boolean defaultIgnorable(int cp) {
+    private static boolean defaultIgnorable(int cp) {
         return cp == 0x00AD || cp == 0x034F || cp == 0x061C || cp == 0x115F || cp == 0x1160 || cp == 0x17B4
                 || cp == 0x17B5 || (cp >= 0x180B && cp <= 0x180F) || (cp >= 0x200B && cp <= 0x200F)
                 || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) || cp == 0x3164

@@ -117,7 +117,7 @@ class ApiBoundsIT {
         cases.add(get("/invoices?orderId=a%00b", "BILLING0238E", "orderId must not hold control characters"));
         // an empty filter, and escapes that are not UTF-8 (decoded to U+FFFD), answered 200 [] as if no order matched
         cases.add(get("/invoices?orderId=", "BILLING0238E", "orderId must not be empty"));
-        // what the contract refuses as an order id (OrderConfirmed#visible) answered 200 [] as if no order matched
+        // what the contract refuses as an order id (OrderConfirmed#shownOrderId) answered 200 [] as if no order matched
         cases.add(get("/invoices?orderId=%E2%80%8D", "BILLING0301E",
                 "field 'orderId' holds invisible character U+200D at index 0"));
         cases.add(get("/invoices?orderId=A%E2%80%8DB", "BILLING0301E",
