@@ -3,6 +3,7 @@ package io.github.jakartainbox.billing.invoice;
 import io.github.jakartainbox.billing.BillingConfig;
 import io.github.jakartainbox.billing.BillingMessage;
 import io.github.jakartainbox.billing.order.CustomerEmail;
+import io.github.jakartainbox.billing.order.OrderConfirmed;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.text.Printable;
 import io.github.jakartainbox.inbox.text.StrictJson;
@@ -76,7 +77,10 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
     /**
      * @param value the record value (UTF-8 JSON)
      * @return the event
-     * @throws UnprocessableEventException when the value is not such an event, or its {@code customer_email} is not
+     * @throws UnprocessableEventException when the value is not such an event, its {@code order_id} breaks the
+     *                                     contract's display rules ({@link OrderConfirmed#shownOrderId}: an invoice
+     *                                     stored before the contract refused invisible characters), or its
+     *                                     {@code customer_email} is not
      *                                     one plain ASCII address ({@link CustomerEmail#check}: the mailer sends to
      *                                     it, and a group or a list would reach several people); the message names
      *                                     the field
@@ -97,7 +101,7 @@ public record InvoiceIssued(UUID eventId, long invoiceId, String orderId, String
         }
         try {
             return new InvoiceIssued(eventId(text(object, "event_id")), number.longValueExact(),
-                    text(object, "order_id"), CustomerEmail.check("customer_email", text(object, "customer_email")),
+                    OrderConfirmed.shownOrderId("order_id", text(object, "order_id")), CustomerEmail.check("customer_email", text(object, "customer_email")),
                     new BigDecimal(text(object, "amount")),
                     text(object, "currency"));
         } catch (IllegalArgumentException | ArithmeticException e) {

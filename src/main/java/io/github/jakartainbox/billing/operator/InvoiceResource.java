@@ -6,6 +6,7 @@ import io.github.jakartainbox.billing.invoice.Invoice;
 import io.github.jakartainbox.billing.invoice.Invoices;
 import io.github.jakartainbox.billing.order.OrderConfirmed;
 import io.github.jakartainbox.billing.web.Roles;
+import io.github.jakartainbox.inbox.UnprocessableEventException;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -36,7 +37,8 @@ public class InvoiceResource {
 
     /**
      * @param orderId only this order's invoices, when given: at most {@value OrderConfirmed#MAX_ORDER_ID_CHARS}
-     *                characters, as an order id may have (400 otherwise)
+     *                characters, none shown as nothing or reordering the text and not blanks only, as an order id
+     *                may have (400 otherwise, {@code BILLING0120E} and {@code BILLING0301E} for the latter)
      * @param limit   the most invoices returned, 1 to 1000, newest first (400 otherwise)
      * @return the invoices
      */
@@ -47,7 +49,17 @@ public class InvoiceResource {
             throw QueryParams.badRequest(BillingMessage.BILLING0238E.format("orderId",
                     "must not be empty; leave it out for every order's invoices", "an empty value"));
         }
-        return invoices.list(QueryParams.text("orderId", orderId, OrderConfirmed.MAX_ORDER_ID_CHARS), QueryParams.limit(limit, 1000));
+        String filter = QueryParams.text("orderId", orderId, OrderConfirmed.MAX_ORDER_ID_CHARS);
+        if (filter != null) {
+            // the contract's display rules (BILLING0120E, BILLING0301E): no order has such an id, and an empty list
+            // said nothing
+            try {
+                OrderConfirmed.shownOrderId("orderId", filter);
+            } catch (UnprocessableEventException e) {
+                throw QueryParams.badRequest(e.getMessage());
+            }
+        }
+        return invoices.list(filter, QueryParams.limit(limit, 1000));
     }
 
     /** @return {@code {"count": n}} */

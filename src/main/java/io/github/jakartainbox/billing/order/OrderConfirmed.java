@@ -78,7 +78,8 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
      * {@code order_id}, {@code customer_email}, {@code amount} and {@code currency} non-empty JSON strings without
      * control characters (U+0000 to U+001F, U+007F to U+009F: PostgreSQL text cannot hold U+0000), bidirectional
      * controls or line and paragraph separators ({@link #shownAsIs}); {@code order_id}
-     * at most {@value #MAX_ORDER_ID_CHARS} characters (Unicode code points, here and below: an emoji is one),
+     * without characters shown as nothing and not of blanks only ({@link #visible}), at most
+     * {@value #MAX_ORDER_ID_CHARS} characters (Unicode code points, here and below: an emoji is one),
      * {@code customer_email} at most {@value #MAX_EMAIL_CHARS} and one plain ASCII address by
      * {@link CustomerEmail#check} (RFC 5322 section 3.4.1, dot-atom form; no names, groups, several addresses or
      * internationalized addresses), {@code event_id} at most {@value #MAX_EVENT_ID_CHARS}; {@code amount} ASCII
@@ -108,7 +109,7 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
             throw new UnprocessableEventException(BillingMessage.BILLING0104E.format(e.getMessage()), e);
         }
         String eventId = text(object, "event_id", MAX_EVENT_ID_CHARS);
-        String orderId = text(object, "order_id", MAX_ORDER_ID_CHARS);
+        String orderId = visible("order_id", text(object, "order_id", MAX_ORDER_ID_CHARS));
         String email = CustomerEmail.check("customer_email", text(object, "customer_email", MAX_EMAIL_CHARS));
         String amountText = text(object, "amount", 64);
         if (!AMOUNT.matcher(amountText).matches()) {
@@ -186,6 +187,62 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
             }
         }
         return text;
+    }
+
+    /**
+     * Refuses an order id the customer cannot read as it is: one holding a character that is shown as nothing (Unicode's
+     * default-ignorable code points, DerivedCoreProperties.txt: zero-width space and joiners U+200B to U+200D, word
+     * joiner U+2060, U+FEFF, soft hyphen U+00AD, variation selectors, Hangul fillers, tags...), or one of blanks only
+     * (no-break and other spaces that {@link String#isBlank} keeps, the braille blank U+2800). The PDF prints such a
+     * character as {@code [U+200D]} while the mail subject shows nothing, so A, U+200D, B and "AB" looked alike.
+     *
+     * @param field the field's name, for the reason
+     * @param text  its value
+     * @return the value, when every character of it is shown and one at least is not blank
+     * @throws UnprocessableEventException ({@code BILLING0301E}) naming the first such character and its index
+     */
+    private static String visible(String field, String text) {
+        for (int i = 0; i < text.length(); i += Character.charCount(text.codePointAt(i))) {
+            int cp = text.codePointAt(i);
+            if (defaultIgnorable(cp)) {
+                throw new UnprocessableEventException(BillingMessage.BILLING0301E.format(field, "invisible character",
+                        String.format("%04X", cp), String.valueOf(i), shortened(text)));
+            }
+        }
+        if (text.codePoints().allMatch(OrderConfirmed::blank)) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0301E.format(field, "only blanks, the first",
+                    String.format("%04X", text.codePointAt(0)), "0", shortened(text)));
+        }
+        return text;
+    }
+
+    /**
+     * The display rules of an order id wherever one arrives outside {@link #parse} (the mailer's event, the API's
+     * filter), the more specific first, as the contract applies them.
+     *
+     * @param field the field's or parameter's name, for the reason
+     * @param text  its value
+     * @return the value, when {@link #shownAsIs} ({@code BILLING0120E}) and {@link #visible} ({@code BILLING0301E})
+     *         pass it
+     * @throws UnprocessableEventException from the first rule it breaks
+     */
+    public static String shownOrderId(String field, String text) {
+        return visible(field, shownAsIs(field, text));
+    }
+
+    /** @return whether the code point has Unicode's Default_Ignorable_Code_Point property (Unicode 15.1) */
+    private static boolean defaultIgnorable(int cp) {
+        return cp == 0x00AD || cp == 0x034F || cp == 0x061C || cp == 0x115F || cp == 0x1160 || cp == 0x17B4
+                || cp == 0x17B5 || (cp >= 0x180B && cp <= 0x180F) || (cp >= 0x200B && cp <= 0x200F)
+                || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) || cp == 0x3164
+                || (cp >= 0xFE00 && cp <= 0xFE0F) || cp == 0xFEFF || cp == 0xFFA0 || (cp >= 0xFFF0 && cp <= 0xFFF8)
+                || (cp >= 0x1BCA0 && cp <= 0x1BCA3) || (cp >= 0x1D173 && cp <= 0x1D17A)
+                || (cp >= 0xE0000 && cp <= 0xE0FFF);
+    }
+
+    /** @return whether the code point is shown as empty space: a space separator, other white space, U+2800 */
+    private static boolean blank(int cp) {
+        return Character.isSpaceChar(cp) || Character.isWhitespace(cp) || cp == 0x2800;
     }
 
     /** @return what the character is when it reorders or breaks displayed text, else null */

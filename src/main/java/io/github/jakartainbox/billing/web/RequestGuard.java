@@ -36,7 +36,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * <ul>
  *   <li><b>Requests to other names are refused</b> (403, {@code BILLING0259E}): a {@code Host} header whose name (port
  *       aside) is not in {@code billing.api.allowed-hosts} (by default the local names, {@code localhost,127.0.0.1,[::1]}), whatever the
- *       method; so is an absolute-form target ({@code GET http://other.example/billing/... HTTP/1.1}) whose host is
+ *       method, or that is no {@code host[:port]} as received (a trailing tab, a space or another control character);
+ *       so is an absolute-form target ({@code GET http://other.example/billing/... HTTP/1.1}) whose host is
  *       not ({@code BILLING0298E}: its authority counts before {@code Host}), and a request without {@code Host} is a
  *       400 ({@code BILLING0297E}). A page of another name whose address is made to resolve to this server (DNS
  *       rebinding) is its own origin: its {@code Host} and {@code Origin} agree and the rule below passes it; only the
@@ -141,25 +142,27 @@ public class RequestGuard implements Filter {
             }
         }
         String hostHeader = request.getHeader("Host");
-        if (hostHeader == null || hostHeader.isBlank()) {
+        String target = serverName(request.getServerName());
+        BillingMessage hostRefusal = hostRefusal(hostHeader, request.getServerName(), hosts);
+        if (hostRefusal == BillingMessage.BILLING0297E) {
             // nothing names the host the client addressed, so the rule below could not be applied (RFC 9112 section
             // 3.2: a request without Host is a 400)
             refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0297E.format(method,
                     Printable.of(path, 100), String.join(", ", hosts)));
             return;
         }
-        if (!hosts.contains(String.valueOf(host(hostHeader)))) {
-            // DNS rebinding: a page of another name, resolved to this server, is its own origin; its Host names it
+        if (hostRefusal == BillingMessage.BILLING0259E) {
+            // DNS rebinding: a page of another name, resolved to this server, is its own origin; its Host names it.
+            // A Host that is no host[:port] (a trailing tab) names none of the names either
             sayAtMostEveryMinute(BillingMessage.BILLING0259E, method, Printable.of(path, 100), shown(hostHeader),
                     String.join(", ", hosts));
             refuse(response, HttpServletResponse.SC_FORBIDDEN, BillingMessage.BILLING0259E.format(method,
                     Printable.of(path, 100), shown(hostHeader), String.join(", ", hosts)));
             return;
         }
-        // an absolute-form target (GET http://evil.example/billing/... HTTP/1.1) addresses its own authority, which
-        // RFC 9112 section 3.2.2 puts before Host, and so does Liberty's getServerName
-        String target = serverName(request.getServerName());
-        if (!hosts.contains(target)) {
+        if (hostRefusal == BillingMessage.BILLING0298E) {
+            // an absolute-form target (GET http://evil.example/billing/... HTTP/1.1) addresses its own authority,
+            // which RFC 9112 section 3.2.2 puts before Host, and so does Liberty's getServerName
             sayAtMostEveryMinute(BillingMessage.BILLING0298E, method, Printable.of(path, 100),
                     Printable.of(target, 100), String.join(", ", hosts));
             refuse(response, HttpServletResponse.SC_FORBIDDEN, BillingMessage.BILLING0298E.format(method,
@@ -441,11 +444,38 @@ public class RequestGuard implements Filter {
     }
 
     /**
-     * @param hostHeader a {@code Host} header ({@code name[:port]}, RFC 9110 section 7.2)
-     * @return its host, lower case (an IPv6 address in brackets), without the port; null when it is no host
+     * Which refusal the request's host calls for, decided on the {@code Host} header first: a Host that is no
+     * {@code host[:port]} (a tab, a space or another control character in it, user info, a path) is the Host's
+     * refusal, whatever the runtime then makes of it as the server name; only a well-formed, allowed Host whose
+     * request target names another host is the target's (an absolute-form target, RFC 9112 section 3.2.2).
+     *
+     * @param hostHeader the {@code Host} header as received, may be null
+     * @param serverName {@code getServerName()}: the host of an absolute-form target, else the runtime's reading of
+     *                   {@code Host}
+     * @param hosts      the allowed names, as {@link #hosts} gives them
+     * @return {@code BILLING0297E} (no Host, or an empty one), {@code BILLING0259E} (a Host that is malformed, white
+     *         space only among them, or not allowed),
+     *         {@code BILLING0298E} (a target of another host), or null when the request passes
+     */
+    static BillingMessage hostRefusal(String hostHeader, String serverName, Set<String> hosts) {
+        if (hostHeader == null || hostHeader.isEmpty()) {
+            return BillingMessage.BILLING0297E;
+        }
+        if (!hosts.contains(String.valueOf(host(hostHeader)))) {
+            return BillingMessage.BILLING0259E;
+        }
+        return hosts.contains(serverName(serverName)) ? null : BillingMessage.BILLING0298E;
+    }
+
+    /**
+     * @param hostHeader a {@code Host} header ({@code name[:port]}, RFC 9110 section 7.2), as received: it is not
+     *                   trimmed, since the runtime's server name keeps what surrounds it (a trailing tab was read as
+     *                   {@code localhost} here and {@code localhost\t} there)
+     * @return its host, lower case (an IPv6 address in brackets), without the port; null when it is no host, or holds
+     *         white space or a control character
      */
     static String host(String hostHeader) {
-        URI uri = hostUri(hostHeader.trim());
+        URI uri = hostUri(hostHeader);
         return uri == null ? null : uri.getHost().toLowerCase(Locale.ROOT);
     }
 

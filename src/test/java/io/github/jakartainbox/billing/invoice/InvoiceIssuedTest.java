@@ -39,4 +39,26 @@ class InvoiceIssuedTest {
         UnprocessableEventException e = assertThrows(UnprocessableEventException.class, () -> parse(eventId));
         assertTrue(e.getMessage().startsWith("BILLING0312E") && e.getMessage().contains("event_id"), e.getMessage());
     }
+
+    /** The order id the mail shows: an invoice stored before the contract refused invisible characters is not mailed. */
+    @ParameterizedTest
+    @ValueSource(strings = {"\u200D", "A\u200DB", "\uFEFFo-1", "o-1\u2060", "\u00A0"})
+    void anOrderIdWithInvisibleCharactersIsRefusedNamingTheField(String orderId) {
+        UnprocessableEventException e = assertThrows(UnprocessableEventException.class, () -> parseOrder(orderId));
+        assertTrue(e.getMessage().startsWith("BILLING0301E: field 'order_id' holds "), e.getMessage());
+    }
+
+    private static InvoiceIssued parseOrder(String orderId) {
+        return InvoiceIssued.parse(("{\"event_id\":\"" + ID + "\",\"invoice_id\":51,\"order_id\":\"" + orderId
+                + "\",\"customer_email\":\"a@example.com\",\"amount\":\"129.90\",\"currency\":\"EUR\"}")
+                .getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A bidirectional control is named as such (BILLING0120E), though it is shown as nothing too. */
+    @ParameterizedTest
+    @ValueSource(strings = {"o\u202E1", "\u200Eo", "o\u2028"})
+    void aBidirectionalControlOrLineSeparatorInTheOrderIdKeepsItsOwnReason(String orderId) {
+        UnprocessableEventException e = assertThrows(UnprocessableEventException.class, () -> parseOrder(orderId));
+        assertTrue(e.getMessage().startsWith("BILLING0120E: field 'order_id' holds "), e.getMessage());
+    }
 }

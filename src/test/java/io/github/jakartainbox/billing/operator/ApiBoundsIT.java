@@ -117,6 +117,14 @@ class ApiBoundsIT {
         cases.add(get("/invoices?orderId=a%00b", "BILLING0238E", "orderId must not hold control characters"));
         // an empty filter, and escapes that are not UTF-8 (decoded to U+FFFD), answered 200 [] as if no order matched
         cases.add(get("/invoices?orderId=", "BILLING0238E", "orderId must not be empty"));
+        // what the contract refuses as an order id (OrderConfirmed#shownOrderId) answered 200 [] as if no order matched
+        cases.add(get("/invoices?orderId=%E2%80%8D", "BILLING0301E",
+                "field 'orderId' holds invisible character U+200D at index 0"));
+        cases.add(get("/invoices?orderId=A%E2%80%8DB", "BILLING0301E",
+                "field 'orderId' holds invisible character U+200D at index 1"));
+        cases.add(get("/invoices?orderId=%C2%A0", "BILLING0301E", "field 'orderId' holds only blanks, the first U+00A0"));
+        cases.add(get("/invoices?orderId=o%E2%80%AE1", "BILLING0120E",
+                "field 'orderId' holds bidirectional control U+202E at index 1"));
         cases.add(get("/invoices?orderId=%FF", "BILLING0300E", "query is not UTF-8 once its percent-escapes are decoded"));
         cases.add(get("/invoices?orderId=a%C3", "BILLING0300E", "(byte 9)"));
         cases.add(get("/dead-letters?consumer=%C0%80", "BILLING0300E", "Percent-encode each character's UTF-8 bytes"));

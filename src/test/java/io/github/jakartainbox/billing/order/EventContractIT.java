@@ -119,6 +119,34 @@ class EventContractIT {
                 "no mail to any address the refused values name");
     }
 
+    /**
+     * An order id of a character shown as nothing (U+200D alone), or with one inside (A, U+200D, B looks like AB), was
+     * invoiced: the PDF printed [U+200D] where the mail subject showed nothing. Now refused by every consumer.
+     */
+    @Test
+    void anOrderIdWithInvisibleCharactersIsRefusedByEveryConsumer() throws Exception {
+        String run = "invisible-" + UUID.randomUUID();
+        String[][] forms = { // order id as JSON text, what the reason says
+            {"\\u200D", "holds invisible character U+200D at index 0"},
+            {run + "A\\u200DB", "holds invisible character U+200D at index " + (run.length() + 1)},
+            {"\\uFEFF" + run, "holds invisible character U+FEFF at index 0"},
+            {"\\u00A0", "holds only blanks, the first U+00A0 at index 0"},
+        };
+        List<String> ids = new ArrayList<>();
+        List<String> values = new ArrayList<>();
+        for (String[] form : forms) {
+            ids.add(UUID.randomUUID().toString());
+            values.add(order(ids.get(ids.size() - 1), form[0], "a@example.test", "10.00"));
+        }
+        String goodId = UUID.randomUUID().toString();
+        values.add(order(goodId, run + "-AB", "a@example.test", "10.00"));
+        OrderRecords.sendThenMarker(db, run, values);
+        for (int i = 0; i < forms.length; i++) {
+            refusedByBoth(ids.get(i), "BILLING0301E: field 'order_id' " + forms[i][1]);
+        }
+        assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE event_id = ?", goodId), "a visible id is invoiced");
+    }
+
     @Test
     void anAmountIsAPlainAsciiDecimalOrRefusedByEveryConsumer() throws Exception {
         String run = "amount-" + UUID.randomUUID();

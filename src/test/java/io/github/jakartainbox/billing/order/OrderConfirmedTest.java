@@ -130,6 +130,36 @@ class OrderConfirmedTest {
                 "a@example.com", "1.00")).orderId());
     }
 
+    /**
+     * An order id with a character shown as nothing (Unicode's default-ignorable code points) or of blanks only was
+     * accepted: the mail subject showed "" or "AB" where the PDF showed "[U+200D]" or "A[U+200D]B", so two order ids
+     * looked the same to the customer.
+     */
+    @Test
+    void anOrderIdWithInvisibleCharactersOrNothingVisibleIsRefused() {
+        assertMessage("BILLING0301E: field 'order_id' holds invisible character U+200D at index 0",
+                order("\u200D", "a@example.com", "1.00"));
+        assertMessage("BILLING0301E: field 'order_id' holds invisible character U+200D at index 1",
+                order("A\u200DB", "a@example.com", "1.00"));
+        for (int cp : new int[] {0x00AD, 0x034F, 0x115F, 0x17B4, 0x180B, 0x180E, 0x200B, 0x200C, 0x200D, 0x2060,
+                0x2064, 0x2065, 0x206F, 0x3164, 0xFE00, 0xFE0F, 0xFEFF, 0xFFA0, 0xFFF0, 0x1BCA0, 0x1D173, 0xE0001,
+                0xE0100, 0xE0FFF}) {
+            assertMessage(String.format("BILLING0301E: field 'order_id' holds invisible character U+%04X at index 1",
+                    cp), order("o" + Character.toString(cp) + "1", "a@example.com", "1.00"));
+        }
+        // what Java's isBlank leaves: no-break and other fixed-width spaces, the braille blank
+        for (String blanks : new String[] {"\u00A0", "\u2007\u202F", "\u3000\u00A0", "\u2800", "\u202F"}) {
+            assertMessage("BILLING0301E: field 'order_id' holds only blanks, the first U+", order(blanks, "a@example.com",
+                    "1.00"));
+        }
+        assertMessage("BILLING0301E: field 'order_id' holds only blanks, the first U+00A0 at index 0: the customer "
+                + "could not tell such order ids apart", order("\u00A0", "a@example.com", "1.00"));
+        // visible text around a blank, and emoji of one code point, stay order ids
+        for (String kept : new String[] {"A\u00A0B", "\ud83d\ude00", "\u05D4-7", "\u0915\u094D\u0937"}) {
+            assertEquals(kept, OrderConfirmed.parse(order(kept, "a@example.com", "1.00")).orderId());
+        }
+    }
+
     /** Length limits count code points: a 200-emoji order id is 200 characters, not 400 UTF-16 units. */
     @Test
     void lengthsAreCountedInCodePoints() {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.github.jakartainbox.billing.BillingMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -85,9 +86,36 @@ class RequestGuardTest {
         assertEquals("[::1]", RequestGuard.host("[::1]:9080"));
         assertEquals("rebound.example.test", RequestGuard.host("Rebound.Example.Test:9080"));
         for (String text : new String[] {"", "a b", "user@localhost", "localhost/x", "localhost?x", "localhost#x",
-                "localhost:99999999999", "::1"}) {
+                "localhost:99999999999", "::1", "localhost\t", "localhost:9080\t", "\tlocalhost", " localhost",
+                "localhost ", "localhost\r", "localhost\u000B", "local\u0000host", "localhost\u0085",
+                "localhost\u00A0", "localhost\u200B", "[::1]\t", "127.0.0.1 "}) {
             assertNull(RequestGuard.host(text), text);
         }
+    }
+
+    /**
+     * A Host with a trailing tab passed the Host rule (it was trimmed) and was refused as an absolute-form target
+     * (BILLING0298E, whose text speaks of the request target), since the runtime's server name kept the tab. A Host
+     * that is no host[:port] is the Host refusal's case; only a well-formed, allowed Host with a target of another
+     * host is the target's.
+     */
+    @Test
+    void aMalformedHostHeaderIsRefusedAsTheHostNotAsTheTarget() {
+        Set<String> local = RequestGuard.hosts(RequestGuard.LOCAL_HOSTS, bad -> { });
+        for (String host : new String[] {"localhost\t", "localhost:9080\t", "localhost\r", "localhost\u000B",
+                "localhost\u00A0", "localhost\u200B", "local host", "localhost ", "127.0.0.1\t", "[::1]:9080\t",
+                "user@localhost", "localhost/x", "rebound.example.test", "\t", " "}) {
+            assertEquals(BillingMessage.BILLING0259E, RequestGuard.hostRefusal(host, host, local), host);
+            assertEquals(BillingMessage.BILLING0259E, RequestGuard.hostRefusal(host, "localhost", local), host);
+        }
+        assertEquals(BillingMessage.BILLING0298E, RequestGuard.hostRefusal("localhost:9080", "evil.example", local));
+        assertEquals(BillingMessage.BILLING0298E, RequestGuard.hostRefusal("localhost", "localhost\t", local));
+        assertEquals(BillingMessage.BILLING0297E, RequestGuard.hostRefusal(null, "localhost", local));
+        assertEquals(BillingMessage.BILLING0297E, RequestGuard.hostRefusal("", "localhost", local));
+        for (String host : new String[] {"localhost", "LocalHost:9080", "127.0.0.1:9080", "[::1]:9080"}) {
+            assertNull(RequestGuard.hostRefusal(host, host.replaceFirst(":9080$", ""), local), host);
+        }
+        assertNull(RequestGuard.hostRefusal("[::1]", "::1", local));
     }
 
     @Test
