@@ -602,31 +602,42 @@ public class InboxDeadLetters {
     /**
      * Whether the database confirms a record's re-drive aim: the dead letter it names exists, belongs to the consumer
      * it is aimed at, holds the record's event id and the record's very payload (the SHA-256 of its bytes, as the dead
-     * letter stored it: a re-drive sends those bytes), and a re-drive of it was claimed or sent (its claim, or a
-     * {@code redriven} history entry; not {@code redriven_at} alone, which processing of a replay sets too). Only then
-     * may the topic's other consumers skip the record; headers alone are anyone's to write, and a record with the dead
-     * letter's event id but other bytes is another event, not its re-drive.
+     * letter stored it: a re-drive sends those bytes), and a re-drive of it to the record's own topic was sent (a
+     * {@code redriven} history entry naming that destination, or naming none yet: its consumer processed the record
+     * before the send was recorded) or is under way (a claim younger than {@link #redriveLease()}); no re-drive of it
+     * went anywhere else. Only then may the topic's other consumers skip the record; headers alone are anyone's to
+     * write, a record with the dead letter's event id but other bytes is another event, and a copy of a re-drive on
+     * another topic (a payload that is valid there too, an aim at a consumer of another topic or of a JMS queue) is
+     * no re-drive to this one.
      *
      * @param id            the dead letter id the record names ({@link #REDRIVE_DEAD_LETTER_HEADER})
      * @param consumer      the consumer it is aimed at ({@link #REDRIVE_CONSUMER_HEADER})
      * @param eventId       the record's event id, as the skipping consumer reads it
      * @param payloadSha256 the SHA-256 ({@code MessageDigest} "SHA-256") of the record's value as delivered, its
      *                      bytes or the UTF-8 of its text; {@code null} for a null value
+     * @param topic         the topic the record was read from
      * @return {@code true} when all of that holds
      * @throws SQLException when the database cannot be read
+     * @throws IllegalStateException (INBOX0004E) when {@code inbox.dead-letter.redrive-lease} has a wrong value
      */
-    public boolean confirmsRedriveAim(long id, String consumer, String eventId, byte[] payloadSha256)
+    public boolean confirmsRedriveAim(long id, String consumer, String eventId, byte[] payloadSha256, String topic)
             throws SQLException {
+        long leaseMillis = redriveLease().toMillis();
         try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement("SELECT 1 FROM inbox_dead_letter d WHERE d.id = ? "
                      + "AND d.consumer = ? AND d.event_id = ? AND d.payload_sha256 = ? "
-                     + "AND (d.redrive_claimed_at IS NOT NULL "
-                     + "OR EXISTS (SELECT 1 FROM inbox_dead_letter_history h "
-                     + "WHERE h.dead_letter_id = d.id AND h.kind = 'redriven'))")) {
+                     + "AND NOT EXISTS (SELECT 1 FROM inbox_dead_letter_history h WHERE h.dead_letter_id = d.id "
+                     + "AND h.kind = 'redriven' AND h.destination <> ?) "
+                     + "AND (d.redrive_claimed_at > now() - ? * interval '1 millisecond' "
+                     + "OR EXISTS (SELECT 1 FROM inbox_dead_letter_history h WHERE h.dead_letter_id = d.id "
+                     + "AND h.kind = 'redriven' AND (h.destination = ? OR h.destination IS NULL)))")) {
             query.setLong(1, id);
             query.setString(2, consumer);
             query.setString(3, eventId);
             query.setBytes(4, payloadSha256 == null ? new byte[0] : payloadSha256); // a null value is stored so
+            query.setString(5, topic);
+            query.setLong(6, leaseMillis);
+            query.setString(7, topic);
             try (ResultSet rs = query.executeQuery()) {
                 return rs.next();
             }

@@ -6,6 +6,7 @@ import io.github.jakartainbox.inbox.claim.ClaimKey;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
 import io.github.jakartainbox.inbox.failure.FailureKind;
 import io.github.jakartainbox.inbox.failure.FailurePolicy;
+import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
@@ -90,8 +91,9 @@ public class RedriveAims {
                 // no usable event id: no re-drive can carry such a record (INBOX0226E); processed, it is dead-lettered
             }
         }
-        boolean confirmed = eventId != null
-                && confirmedByDatabase(consumer, id, aim, eventId, payloadSha256, inTransaction);
+        String topic = Delivery.topicOf(carrier); // a re-drive to this topic, not a copy of one sent elsewhere
+        boolean confirmed = eventId != null && topic != null
+                && confirmedByDatabase(consumer, id, aim, eventId, payloadSha256, topic, inTransaction);
         if (!confirmed) {
             long rejected = statistics.redriveAimRejected(consumer.name());
             long now = System.nanoTime();
@@ -106,12 +108,12 @@ public class RedriveAims {
     }
 
     private boolean confirmedByDatabase(ConsumerSettings consumer, long id, String aim, String eventId,
-                                        byte[] payloadSha256, boolean inTransaction)
+                                        byte[] payloadSha256, String topic, boolean inTransaction)
             throws SQLException, InterruptedException {
         FailurePolicy.Tracker failures = null;
         while (true) {
             try {
-                return deadLetters.confirmsRedriveAim(id, aim, eventId, payloadSha256);
+                return deadLetters.confirmsRedriveAim(id, aim, eventId, payloadSha256, topic);
             } catch (SQLException e) {
                 if (inTransaction) {
                     throw e;

@@ -119,13 +119,25 @@ public record Delivery(Object payload, Message<?> message, int messageIndex, Obj
      *         else
      */
     public static String locationOf(Message<?> message) {
+        org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> record = kafkaRecordOf(message);
+        return record == null ? null : record.topic() + "-" + record.partition() + "@" + record.offset();
+    }
+
+    /**
+     * @param message a message, may be {@code null}
+     * @return the topic of a Kafka record (either connector); {@code null} for anything else
+     */
+    public static String topicOf(Message<?> message) {
+        org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> record = kafkaRecordOf(message);
+        return record == null ? null : record.topic();
+    }
+
+    private static org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> kafkaRecordOf(Message<?> message) {
         if (message == null) {
             return null;
         }
         try {
-            org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> record =
-                    message.unwrap(org.apache.kafka.clients.consumer.ConsumerRecord.class);
-            return record == null ? null : record.topic() + "-" + record.partition() + "@" + record.offset();
+            return message.unwrap(org.apache.kafka.clients.consumer.ConsumerRecord.class);
         } catch (RuntimeException | LinkageError e) {
             return null; // not a Kafka record, or no Kafka client in the application
         }

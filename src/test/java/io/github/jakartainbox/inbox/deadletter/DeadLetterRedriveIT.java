@@ -164,7 +164,7 @@ class DeadLetterRedriveIT {
         db.number("UPDATE inbox_dead_letter SET redriven_at = now(), resolved_by = 'test' WHERE id = ? RETURNING id",
                 redriven);
         db.number("INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, actor, target_consumer, destination) "
-                + "VALUES (?, 'redriven', 'test', 'billing', 'orders.confirmed') RETURNING id", redriven);
+                + "VALUES (?, 'redriven', 'test', 'billing', ?) RETURNING id", redriven, TestEnv.PROBE_TOPIC);
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             for (String[] r : List.of(new String[] {elsewhere, "billing", run + "-elsewhere", String.valueOf(redriven)},
                     new String[] {forged, "billing", run + "-forged", String.valueOf(redriven)},
@@ -215,6 +215,50 @@ class DeadLetterRedriveIT {
                 "no dead letter");
         assertTrue(Api.figure("billing", "redriveAimsRejected") > rejectedBefore,
                 "billing counted the rejected aim in /api/inbox");
+    }
+
+    /**
+     * A copy of another destination's re-drive is no re-drive to this topic: a dead letter of the mailer (a consumer
+     * of invoices.issued), re-driven there, whose payload is a valid order too, sent to the orders topic with its
+     * re-drive headers, makes neither billing nor analytics skip the order; nor does an aim whose only proof is a
+     * re-drive claim that a stopped server left behind, older than the lease. Both are processed, and counted as
+     * rejected aims.
+     */
+    @Test
+    void aCopyOfAnotherTopicsRedriveOrAStaleClaimMakesNoConsumerSkipTheOrder() throws Exception {
+        String copied = UUID.randomUUID().toString();
+        String copiedOrder = "aim-copy-" + copied;
+        String copiedJson = SampleEvents.event(copied, copiedOrder, "7.00", "EUR").json();
+        long mailers = deadLetter("mailer", copied, copiedJson);
+        db.number("UPDATE inbox_dead_letter SET redriven_at = now(), resolved_by = 'test' WHERE id = ? RETURNING id",
+                mailers);
+        db.number("INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, actor, target_consumer, destination) "
+                + "VALUES (?, 'redriven', 'test', 'mailer', 'invoices.issued') RETURNING id", mailers);
+        String stale = UUID.randomUUID().toString();
+        String staleOrder = "aim-stale-" + stale;
+        String staleJson = SampleEvents.event(stale, staleOrder, "8.00", "EUR").json();
+        long analytics = deadLetter("analytics", stale, staleJson);
+        db.number("UPDATE inbox_dead_letter SET redrive_claimed_at = now() - interval '2 hours', "
+                + "redrive_claimed_by = 'test' WHERE id = ? RETURNING id", analytics);
+        long rejectedBefore = Api.figure("billing", "redriveAimsRejected");
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            for (String[] r : List.of(new String[] {copiedOrder, copiedJson, "mailer", String.valueOf(mailers)},
+                    new String[] {staleOrder, staleJson, "analytics", String.valueOf(analytics)})) {
+                ProducerRecord<String, String> record = new ProducerRecord<>(TestEnv.ORDERS_TOPIC, r[0], r[1]);
+                record.headers().add("inbox-redrive-consumer", r[2].getBytes(StandardCharsets.UTF_8));
+                record.headers().add("inbox-redrive-dead-letter", r[3].getBytes(StandardCharsets.UTF_8));
+                producer.send(record).get();
+            }
+        }
+        await("billing and analytics processed both orders").atMost(WAIT)
+                .until(() -> inbox("billing", copied) + inbox("analytics", copied) + inbox("billing", stale)
+                        + inbox("analytics", stale) == 4);
+        assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", copiedOrder),
+                "the copy of the mailer's re-drive was invoiced");
+        assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", staleOrder),
+                "the order aimed by a stale claim was invoiced");
+        assertTrue(Api.figure("billing", "redriveAimsRejected") >= rejectedBefore + 2,
+                "billing counted both rejected aims in /api/inbox");
     }
 
     /**

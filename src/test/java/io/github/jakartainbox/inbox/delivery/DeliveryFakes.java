@@ -227,9 +227,13 @@ public final class DeliveryFakes {
     /** The dead-letter table as a re-drive's aim is checked against it: confirms the aims the test lets it. */
     public static class RedriveTable extends io.github.jakartainbox.inbox.deadletter.InboxDeadLetters {
         public boolean confirms;
+        /** The topic the last check was asked about. */
+        public String topic;
 
         @Override
-        public boolean confirmsRedriveAim(long id, String consumer, String eventId, byte[] payloadSha256) {
+        public boolean confirmsRedriveAim(long id, String consumer, String eventId, byte[] payloadSha256,
+                                          String topic) {
+            this.topic = topic;
             return confirms;
         }
     }

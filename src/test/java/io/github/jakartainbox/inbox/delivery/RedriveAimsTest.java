@@ -38,12 +38,14 @@ class RedriveAimsTest {
         final List<Object> answers = new ArrayList<>();
         final List<String> calls = new ArrayList<>();
         final List<byte[]> digests = new ArrayList<>();
+        final List<String> topics = new ArrayList<>();
 
         @Override
-        public boolean confirmsRedriveAim(long id, String consumer, String eventId, byte[] payloadSha256)
-                throws SQLException {
+        public boolean confirmsRedriveAim(long id, String consumer, String eventId, byte[] payloadSha256,
+                                          String topic) throws SQLException {
             calls.add(id + "/" + consumer + "/" + eventId);
             digests.add(payloadSha256);
+            topics.add(topic);
             Object answer = answers.isEmpty() ? Boolean.FALSE : answers.remove(0);
             if (answer instanceof SQLException e) {
                 throw e;
@@ -88,6 +90,8 @@ class RedriveAimsTest {
         assertArrayEquals(java.security.MessageDigest.getInstance("SHA-256").digest(
                 ORDER.getBytes(StandardCharsets.UTF_8)), table.digests.get(0),
                 "and the record's payload digest: a record with the row's event id but other bytes is no re-drive");
+        assertEquals(List.of("orders.confirmed"), table.topics,
+                "and the record's topic: a copy of a re-drive sent to another topic is no re-drive to this one");
         assertEquals(0, statistics.redriveAimRejected("billing") - 1, "nothing counted as rejected");
     }
 
