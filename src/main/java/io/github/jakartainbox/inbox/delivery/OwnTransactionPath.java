@@ -1,7 +1,6 @@
 package io.github.jakartainbox.inbox.delivery;
 
 import io.github.jakartainbox.inbox.InboxStatistics;
-import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.claim.DeliverySteps;
 import io.github.jakartainbox.inbox.claim.InboxClaim;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
@@ -210,27 +209,6 @@ public class OwnTransactionPath implements DeliveryPath {
     }
 
     /**
-     * @param reason   why the delivery failed
-     * @param attempts how many attempts failed
-     * @param location the Kafka record's {@code <topic>-<partition>@<offset>}, or {@code null}
-     * @return the dead letter's reason: always starting with a message id, so that operators can search and group
-     *         it ({@code INBOX0229E} for an {@link UnprocessableEventException} whose message has none: the method
-     *         declared the event unprocessable; {@code INBOX0228E} for a failure the policy does not classify, such as
-     *         a {@code NumberFormatException} in the method), ending with the record's location when it has one
-     */
-    public static String deadLetterReason(Throwable reason, int attempts, String location) {
-        String error = Failures.describe(reason);
-        if (!Failures.namesItself(error)) {
-            String declared = UnprocessableEventException.class.getName() + ": ";
-            error = reason instanceof UnprocessableEventException
-                    ? InboxMessage.INBOX0229E.format(error.startsWith(declared) ? error.substring(declared.length())
-                            : error)
-                    : InboxMessage.INBOX0228E.format(String.valueOf(attempts), error);
-        }
-        return location == null ? error : error + " [" + location + "]";
-    }
-
-    /**
      * Records the failed delivery in its own transaction, trying again while that is impossible: nothing is
      * acknowledged that was not recorded ({@link DeadLetterWriter#writeUntilRecorded}).
      */
@@ -240,6 +218,6 @@ public class OwnTransactionPath implements DeliveryPath {
         String location = delivery.location() != null ? delivery.location()
                 : Delivery.locationOf(RedriveAim.carrier(delivery));
         deadLetters.writeUntilRecorded(consumer, eventId, delivery, KeyedRecord.of(RedriveAim.carrier(delivery)),
-                deadLetterReason(reason, attempts, location), attempts);
+                DeadLetterWriter.reason(reason, attempts, location), attempts);
     }
 }

@@ -279,7 +279,7 @@ public class JmsDeliveries implements DeliveryPath.Transport {
      */
     private boolean deadLetter(ConsumerSettings consumer, String eventId, Delivery delivery, KeyedRecord record,
                                String messageId, Throwable reason, int attempts) {
-        String error = Failures.describe(reason);
+        String error = DeadLetterWriter.reason(reason, attempts, null); // starting with a message id, as on Kafka
         for (boolean withPayload : new boolean[] {true, false}) {
             try {
                 deadLetters.write(consumer, eventId, delivery, record, error, attempts, withPayload);

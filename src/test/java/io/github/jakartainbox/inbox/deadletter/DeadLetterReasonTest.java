@@ -2,7 +2,7 @@ package io.github.jakartainbox.inbox.deadletter;
 
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.incoming.Delivery;
-import io.github.jakartainbox.inbox.delivery.OwnTransactionPath;
+import io.github.jakartainbox.inbox.deadletter.internal.DeadLetterWriter;
 import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.kafka.KafkaRecordMessage;
 import static org.junit.jupiter.api.Assertions.assertAll;
@@ -18,7 +18,7 @@ class DeadLetterReasonTest {
 
     @Test
     void anUnclassifiedFailureStartsWithAMessageId() {
-        String reason = OwnTransactionPath.deadLetterReason(new NumberFormatException("For input string: \"x\""), 3,
+        String reason = DeadLetterWriter.reason(new NumberFormatException("For input string: \"x\""), 3,
                 null);
         assertEquals("INBOX0228E: java.lang.NumberFormatException: For input string: \"x\" (on each of 3 attempt(s); "
                 + "the failure policy does not classify this error)", reason);
@@ -26,14 +26,14 @@ class DeadLetterReasonTest {
 
     @Test
     void aFailureThatNamesItselfKeepsItsId() {
-        String reason = OwnTransactionPath.deadLetterReason(
+        String reason = DeadLetterWriter.reason(
                 new UnprocessableEventException("BILLING0101E: the amount is not a number"), 1, "orders-2@17");
         assertEquals("BILLING0101E: the amount is not a number [orders-2@17]", reason);
     }
 
     @Test
     void aMethodsDeclarationThatTheEventIsUnprocessableSaysSo() {
-        String reason = OwnTransactionPath.deadLetterReason(
+        String reason = DeadLetterWriter.reason(
                 new UnprocessableEventException("order 7 names no known customer"), 1, "orders-0@3");
         assertEquals("INBOX0229E: order 7 names no known customer (the consumer's method declared the event "
                 + "unprocessable: dead-lettered at once) [orders-0@3]", reason);

@@ -140,6 +140,8 @@ class JmsDeliveriesTest {
         assertEquals(0, last.runs.get(), "the verdict was kept: no third run");
         assertEquals(1, deadLetters.rows.size());
         assertTrue(deadLetters.rows.get(0).startsWith("billing/" + EVENT + "/2/"), deadLetters.rows.get(0));
+        assertTrue(deadLetters.rows.get(0).startsWith("billing/" + EVENT + "/2/INBOX0228E: "),
+                "the reason starts with a message id, as a Kafka consumer's does: " + deadLetters.rows.get(0));
         assertFalse(registry.getRollbackOnly(), "consumed once recorded");
         assertEquals(DeliveryOutcome.DEAD_LETTERED, span.outcome);
     }

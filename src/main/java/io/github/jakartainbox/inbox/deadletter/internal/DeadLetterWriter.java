@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.deadletter.internal;
 
+import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
 import io.github.jakartainbox.inbox.consumer.InboxLifecycle;
 import io.github.jakartainbox.inbox.database.InboxTransactions;
@@ -41,6 +42,27 @@ public class DeadLetterWriter {
         this.transactions = transactions;
         this.deadLetters = deadLetters;
         this.parked = parked;
+    }
+
+    /**
+     * @param reason   why the delivery failed
+     * @param attempts how many attempts failed
+     * @param location the Kafka record's {@code <topic>-<partition>@<offset>}, or {@code null}
+     * @return the dead letter's reason: always starting with a message id, so that operators can search and group
+     *         it ({@code INBOX0229E} for an {@link UnprocessableEventException} whose message has none: the method
+     *         declared the event unprocessable; {@code INBOX0228E} for a failure the policy does not classify, such as
+     *         a {@code NumberFormatException} in the method), ending with the record's location when it has one
+     */
+    public static String reason(Throwable reason, int attempts, String location) {
+        String error = Failures.describe(reason);
+        if (!Failures.namesItself(error)) {
+            String declared = UnprocessableEventException.class.getName() + ": ";
+            error = reason instanceof UnprocessableEventException
+                    ? InboxMessage.INBOX0229E.format(error.startsWith(declared) ? error.substring(declared.length())
+                            : error)
+                    : InboxMessage.INBOX0228E.format(String.valueOf(attempts), error);
+        }
+        return location == null ? error : error + " [" + location + "]";
     }
 
     /**
