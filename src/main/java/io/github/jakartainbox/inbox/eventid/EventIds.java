@@ -4,6 +4,7 @@ import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.InvalidEventIdException;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.text.Printable;
+import java.text.Normalizer;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -20,6 +21,9 @@ import java.util.regex.Pattern;
  *       trimmed or collapsed into one another.</li>
  *   <li>It has no U+FFFD: a deserializer puts that character where bytes were not valid UTF-8, so two different
  *       ids could arrive as the same text.</li>
+ *   <li>It is in Unicode Normalization Form C (NFC, Unicode Standard Annex #15): {@code "\u00e9"} and
+ *       {@code "e\u0301"} look the same and differ to the database, so an id that NFC would change is rejected
+ *       rather than normalized into another one (ASCII ids, UUIDs among them, always are in NFC).</li>
  *   <li>Case: a UUID in its canonical 8-4-4-4-12 hexadecimal text form is one value whatever the case of its
  *       hex digits (RFC 9562, section 4: the hex digits are case-insensitive on input), so it is stored in
  *       lower case. Any other id is an opaque string compared exactly, case-sensitively.</li>
@@ -38,6 +42,15 @@ public final class EventIds {
     private EventIds() {
     }
 
+    private static boolean ascii(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) > 0x7F) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static boolean isSpace(int codePoint) {
         return Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint);
     }
@@ -49,8 +62,9 @@ public final class EventIds {
      * @param maxLength the largest number of code points accepted, 1 to {@link #MAX_LENGTH_LIMIT}
      * @param where     where the id was looked for, e.g. {@code "JSON field 'event_id'"}; used in the error
      * @return the id to store: lower case for a UUID, unchanged otherwise
-     * @throws InvalidEventIdException when the id is missing, blank, too long, padded with whitespace or holds
-     *                                 control characters; the message names the rule and {@code where}
+     * @throws InvalidEventIdException when the id is missing, blank, too long, padded with whitespace, holds
+     *                                 control characters or U+FFFD, or is not in NFC; the message names the rule and
+     *                                 {@code where}
      */
     public static String normalize(String raw, int maxLength, String where) {
         if (raw == null) {
@@ -75,6 +89,9 @@ public final class EventIds {
         }
         if (UUID_TEXT.matcher(raw).matches()) {
             return raw.toLowerCase(Locale.ROOT);
+        }
+        if (!ascii(raw) && !Normalizer.isNormalized(raw, Normalizer.Form.NFC)) {
+            throw new InvalidEventIdException(InboxMessage.INBOX0249E.format(where, Printable.of(raw, 80)));
         }
         return raw;
     }

@@ -123,6 +123,8 @@ public enum InboxMessage implements CataloguedMessage {
             + "order by key, or its sequence is closed."),
     INBOX0248W(Level.WARNING, "Consumer {0}: the bulk {1} stopped at the sequence of key {2}: {3}; the sequences "
             + "after it were not tried."),
+    INBOX0249E(Level.SEVERE, "Event id in {0} is not in Unicode normalization form C (NFC): ''{1}''. Two spellings of "
+            + "one text would be two events; the producer must send the id in NFC."),
 
     INBOX0301W(Level.WARNING, "Consumer {0}: inbox retention {1} is not longer than the topic retention {2}: a replay "
             + "of older records would apply them again."),

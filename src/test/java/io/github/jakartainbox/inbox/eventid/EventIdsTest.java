@@ -64,6 +64,16 @@ class EventIdsTest {
         assertTrue(e.getMessage().contains("not valid UTF-8"), e.getMessage());
     }
 
+    /** A tester's two spellings of one id (precomposed and decomposed) made two events: only the NFC one passes. */
+    @Test
+    void anIdNfcWouldChangeIsRejectedNotNormalized() {
+        assertEquals("caf\u00e9-1", normalize("caf\u00e9-1"), "the NFC spelling is kept as it is");
+        InvalidEventIdException e = assertThrows(InvalidEventIdException.class, () -> normalize("cafe\u0301-1"));
+        assertTrue(e.getMessage().startsWith("INBOX0249E: ") && e.getMessage().contains("NFC"), e.getMessage());
+        assertThrows(InvalidEventIdException.class, () -> normalize("\u212b"), "the angstrom sign, NFC U+00C5");
+        assertEquals("\uac00", normalize("\uac00"), "a precomposed Hangul syllable is NFC");
+    }
+
     @Test
     void controlCharactersAreRejected() {
         assertThrows(InvalidEventIdException.class, () -> normalize("a\u0000b"));
