@@ -231,6 +231,15 @@ public class RequestGuard implements Filter {
             return;
         }
         String contentType = request.getContentType();
+        java.util.List<String> contentTypes = api && contentType != null
+                ? java.util.Collections.list(request.getHeaders("Content-Type")) : java.util.List.of();
+        if (contentTypes.size() > 1) {
+            // a singleton field (RFC 9110 section 8.3) sent twice: the runtime took the first, a proxy may take
+            // the last, so the body's type is not known
+            refuse(response, HttpServletResponse.SC_UNSUPPORTED_MEDIA_TYPE, BillingMessage.BILLING0232E.format(method,
+                    Printable.of(path, 100), shown(String.join(" and ", contentTypes) + ", twice")));
+            return;
+        }
         if (api && contentType != null && !mediaType(contentType)) {
             // the runtime would answer a header it cannot parse with a bare 400, before any resource
             refuse(response, HttpServletResponse.SC_UNSUPPORTED_MEDIA_TYPE, BillingMessage.BILLING0232E.format(method,

@@ -410,6 +410,19 @@ class ApiSecurityIT {
     }
 
     /**
+     * A Content-Type sent twice (a singleton field, RFC 9110 section 8.3) was read by its first value and the order
+     * accepted (202), though a proxy may read the last: it is refused, naming both.
+     */
+    @Test
+    void aContentTypeSentTwiceIsRefused() throws Exception {
+        String host = "Host: localhost:" + TestEnv.HTTP_PORT + "\r\n";
+        String answer = raw("127.0.0.1", "POST", "/billing/api/jms/orders", host + basic(Api.OPERATOR)
+                + "Content-Type: application/json\r\nContent-Type: text/plain\r\n");
+        assertTrue(answer.startsWith("HTTP/1.1 415 ") && answer.contains("BILLING0232E")
+                && answer.contains("application/json and text/plain, twice"), answer);
+    }
+
+    /**
      * {@code Host: localhost<TAB>} was refused with BILLING0298E, which speaks of the request target: the guard trimmed
      * the Host header while the runtime's server name kept the tab. A Host that is no host[:port] is now the Host
      * refusal's case (BILLING0259E), naming the header as sent; none of them passes or is taken for the target's.
