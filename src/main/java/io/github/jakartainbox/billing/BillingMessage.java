@@ -139,6 +139,8 @@ public enum BillingMessage implements CataloguedMessage {
     BILLING0261E(Level.SEVERE, "Query parameter ''{0}'' appears more than once in {1} {2}; give it once."),
     BILLING0262W(Level.WARNING, "Sign-ins of {0} {1} are refused until {2}: {3} failed within {4}, the last as user "
             + "{5} from {6}."),
+    BILLING0302E(Level.SEVERE, "Refused {0} {1} from {2}: the Authorization header {3}. Send Basic, one space "
+            + "and the base64 of user:password in UTF-8 (RFC 7617)."),
     BILLING0263E(Level.SEVERE, "Too many failed sign-ins for this user or from this address: sign-ins are refused for "
             + "{0} second(s) more."),
     BILLING0265E(Level.SEVERE, "Configuration key {0} has the value ''{1}''; it must be a whole number from 1 to 1000. "

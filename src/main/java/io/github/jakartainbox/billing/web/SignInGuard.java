@@ -18,7 +18,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
+import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.security.auth.callback.Callback;
 import javax.security.auth.callback.UnsupportedCallbackException;
 import org.eclipse.microprofile.config.Config;
@@ -35,6 +37,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * address, within {@code billing.api.sign-in.lockout} lock it for that long ({@link SignInThrottle}): its sign-ins answer 429 with {@code Retry-After}
  * ({@code BILLING0263E}) without the password being checked, and the lock is logged once ({@code BILLING0262W}, an id
  * to alert on). The client address is the connection's: {@code X-Forwarded-For} is not trusted (a client can send it).
+ * A malformed {@code Authorization} header ({@link BasicAuthorization}), on any path, is refused with 401
+ * ({@code BILLING0302E}) and counted against its address; {@link AuthorizationCheck} says why it must never be let
+ * through.
  */
 @ApplicationScoped
 public class SignInGuard implements HttpAuthenticationMechanism {
@@ -44,6 +49,8 @@ public class SignInGuard implements HttpAuthenticationMechanism {
     private static final String REALM = "billing";
 
     private SignInThrottle throttle;
+    /** When each refusal's message was last logged ({@link RequestGuard#due}). */
+    private final Map<BillingMessage, Long> said = new ConcurrentHashMap<>();
 
     @PostConstruct
     void init() {
@@ -68,26 +75,21 @@ public class SignInGuard implements HttpAuthenticationMechanism {
     @Override
     public AuthenticationStatus validateRequest(HttpServletRequest request, HttpServletResponse response,
                                                 HttpMessageContext context) throws AuthenticationException {
+        BasicAuthorization authorization = BasicAuthorization.of(Collections.list(request.getHeaders("Authorization")));
+        SignInThrottle.Key addressKey = SignInThrottle.address(String.valueOf(request.getRemoteAddr()));
+        if (authorization != null && !authorization.wellFormed()) {
+            // on the page too: Liberty parses such a header after this mechanism answers, whatever the answer
+            // (AuthorizationCheck), so it is refused, never let through
+            return malformed(request, response, addressKey, authorization.problem());
+        }
         if (!context.isProtected() && !context.isAuthenticationRequest()) {
             return context.doNothing(); // the page and its files need no login
         }
-        String header = request.getHeader("Authorization");
-        if (header == null || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
-            return challenge(response);
+        if (authorization == null) {
+            return challenge(request, response);
         }
-        String credentials;
-        try {
-            credentials = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            return challenge(response);
-        }
-        int colon = credentials.indexOf(':');
-        if (colon <= 0) {
-            return challenge(response);
-        }
-        String user = credentials.substring(0, colon);
+        String user = authorization.user();
         SignInThrottle.Key userKey = SignInThrottle.user(user);
-        SignInThrottle.Key addressKey = SignInThrottle.address(String.valueOf(request.getRemoteAddr()));
         Instant now = Instant.now();
         Instant until = throttle.lockedUntil(userKey, addressKey, now);
         if (until != null) {
@@ -95,7 +97,7 @@ public class SignInGuard implements HttpAuthenticationMechanism {
                     + (Duration.between(now, until).toNanosPart() > 0 ? 1 : 0)));
         }
         PasswordValidationCallback check = new PasswordValidationCallback(context.getClientSubject(), user,
-                credentials.substring(colon + 1).toCharArray());
+                authorization.password().toCharArray());
         try {
             context.getHandler().handle(new Callback[] {check});
         } catch (IOException | UnsupportedCallbackException e) {
@@ -110,29 +112,73 @@ public class SignInGuard implements HttpAuthenticationMechanism {
                     now.plus(throttle.lockout()), throttle.maxFailures(), throttle.lockout(),
                     Printable.of(user, 60), addressKey.value());
         }
-        return challenge(response);
+        return challenge(request, response);
     }
 
-    private static AuthenticationStatus challenge(HttpServletResponse response) {
+    /**
+     * Refuses a malformed {@code Authorization} header (401, {@code BILLING0302E}) and counts it as a failed sign-in of
+     * its address, which may lock the address as wrong passwords do; a locked address is answered 429 as ever. The
+     * refusal is logged at most once a minute: anyone can send such headers.
+     */
+    private AuthenticationStatus malformed(HttpServletRequest request, HttpServletResponse response,
+                                           SignInThrottle.Key addressKey, String problem) throws AuthenticationException {
+        Instant now = Instant.now();
+        Instant until = throttle.lockedUntil(addressKey, now);
+        if (until != null) {
+            return refuse(response, Math.max(1, Duration.between(now, until).toSeconds()
+                    + (Duration.between(now, until).toNanosPart() > 0 ? 1 : 0)));
+        }
+        for (SignInThrottle.Key locked : throttle.failed(addressKey, now)) {
+            BillingMessage.BILLING0262W.log(locked.kind(), Printable.of(locked.value(), 100),
+                    now.plus(throttle.lockout()), throttle.maxFailures(), throttle.lockout(),
+                    "(none: malformed Authorization header)", addressKey.value());
+        }
+        String method = Printable.of(request.getMethod(), 20);
+        String path = Printable.of(request.getRequestURI(), 100);
+        if (RequestGuard.due(said, BillingMessage.BILLING0302E, System.nanoTime())) {
+            BillingMessage.BILLING0302E.log(method, path, addressKey.value(), problem);
+        }
+        return unauthorized(response, BillingMessage.BILLING0302E.format(method, path, addressKey.value(), problem));
+    }
+
+    /** No login, or a wrong one: 401 with the challenge and the container's text for it ({@code BILLING0253E}). */
+    private static AuthenticationStatus challenge(HttpServletRequest request, HttpServletResponse response)
+            throws AuthenticationException {
+        return unauthorized(response, BillingMessage.BILLING0253E.format(Printable.of(request.getMethod(), 20),
+                Printable.of(request.getRequestURI(), 100), "401", "Unauthorized"));
+    }
+
+    /**
+     * 401 with the challenge and {@code message} as the JSON error. The mechanism writes the body itself: web.xml has
+     * no error page for 401, whose dispatch ran Liberty's security, and its parse of the header, a second time.
+     */
+    private static AuthenticationStatus unauthorized(HttpServletResponse response, String message)
+            throws AuthenticationException {
         response.setHeader("WWW-Authenticate", "Basic realm=\"" + REALM + "\", charset=\"UTF-8\"");
         response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
+        write(response, message);
         return AuthenticationStatus.SEND_CONTINUE;
     }
 
     private static AuthenticationStatus refuse(HttpServletResponse response, long seconds) throws AuthenticationException {
         ReasonPhrase.set(response, 429, "Too Many Requests"); // RFC 6585 section 4; Liberty's phrase was "Undefined"
         response.setHeader("Retry-After", String.valueOf(seconds));
+        write(response, BillingMessage.BILLING0263E.format(String.valueOf(seconds)));
+        return AuthenticationStatus.SEND_CONTINUE;
+    }
+
+    /** Writes {@code message} as the JSON error body, not to be stored. */
+    private static void write(HttpServletResponse response, String message) throws AuthenticationException {
         response.setHeader("Cache-Control", "no-store");
         response.setContentType("application/json");
         response.setCharacterEncoding("UTF-8");
-        byte[] body = Json.createObjectBuilder().add("error", BillingMessage.BILLING0263E.format(String.valueOf(seconds)))
-                .build().toString().getBytes(StandardCharsets.UTF_8);
+        byte[] body = Json.createObjectBuilder().add("error", message).build().toString()
+                .getBytes(StandardCharsets.UTF_8);
         response.setContentLength(body.length);
         try {
             response.getOutputStream().write(body);
         } catch (IOException e) {
             throw new AuthenticationException(e);
         }
-        return AuthenticationStatus.SEND_CONTINUE;
     }
 }

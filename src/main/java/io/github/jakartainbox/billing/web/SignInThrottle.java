@@ -63,8 +63,17 @@ final class SignInThrottle {
      * @return when the later lock of the two keys ends, or null when neither is locked at {@code now}
      */
     Instant lockedUntil(Key user, Key address, Instant now) {
+        return lockedUntil(List.of(user, address), now);
+    }
+
+    /** @return when the address's lock ends, or null when it is not locked at {@code now} */
+    Instant lockedUntil(Key address, Instant now) {
+        return lockedUntil(List.of(address), now);
+    }
+
+    private Instant lockedUntil(List<Key> keys, Instant now) {
         Instant until = null;
-        for (Key key : List.of(user, address)) {
+        for (Key key : keys) {
             Count count = counts.get(key);
             if (count != null && count.lockedUntil() != null && now.isBefore(count.lockedUntil())
                     && (until == null || count.lockedUntil().isAfter(until))) {
@@ -80,12 +89,25 @@ final class SignInThrottle {
      * @return the keys this failure locked (empty when none reached {@code maxFailures})
      */
     List<Key> failed(Key user, Key address, Instant now) {
+        return failed(List.of(user, address), now);
+    }
+
+    /**
+     * Counts a failed sign-in that named no user (a malformed {@code Authorization} header) against its address.
+     *
+     * @return the address when this failure locked it, else empty
+     */
+    List<Key> failed(Key address, Instant now) {
+        return failed(List.of(address), now);
+    }
+
+    private List<Key> failed(List<Key> keys, Instant now) {
         if (counts.size() >= maxTracked) {
             counts.values().removeIf(c -> !now.isBefore(c.windowStart().plus(lockout))
                     && (c.lockedUntil() == null || !now.isBefore(c.lockedUntil())));
         }
         List<Key> locked = new ArrayList<>(2);
-        for (Key key : List.of(user, address)) {
+        for (Key key : keys) {
             if (counts.size() >= maxTracked && !counts.containsKey(key)) {
                 continue;
             }

@@ -463,6 +463,76 @@ class ApiSecurityIT {
                 fetchSite);
     }
 
+    /**
+     * A malformed Authorization header was an unauthenticated 500 with an empty text/html body, an FFDC incident and
+     * about 4.5 KB of log each: after the sign-in mechanism answered, Liberty's WebProviderAuthenticatorProxy parsed
+     * any header starting with "Basic " again for its audit record and failed on bad base64 (NullPointerException) or
+     * a value without a colon (StringIndexOutOfBoundsException), on the API and the page alike, and on a valid login
+     * sent with extra spaces. Every such header, in any scheme, now answers 401 with the Basic challenge and
+     * BILLING0302E, counts as a failed sign-in of its address, and is logged at most once a minute. Each case comes
+     * from an address of its own (127.0.0.20 on), so that the count of one does not lock the next.
+     */
+    @Test
+    void aMalformedAuthorizationHeaderIsRefusedWith401AndAMessageId() throws Exception {
+        String host = "Host: localhost:" + TestEnv.HTTP_PORT + "\r\n";
+        String valid = Base64.getEncoder().encodeToString((Api.READER.name() + ":" + Api.READER.password())
+                .getBytes(StandardCharsets.UTF_8));
+        String logged = serverLog();
+        List<String[]> cases = List.of(
+                new String[] {"/billing/api/inbox", "Authorization: Basic !!!!"},
+                new String[] {"/billing/api/inbox", "Authorization: Basic bm9jb2xvbg=="}, // "nocolon"
+                new String[] {"/billing/api/inbox", "Authorization: Basic"},
+                new String[] {"/billing/api/inbox", "Authorization: Basic "},
+                new String[] {"/billing/api/inbox", "Authorization:"},
+                new String[] {"/billing/api/inbox", "Authorization:  Basic   " + valid + "  "},
+                new String[] {"/billing/api/inbox", "Authorization: Basic\t" + valid},
+                new String[] {"/billing/api/inbox", "Authorization: Basic " + valid + " " + valid},
+                new String[] {"/billing/api/inbox", "Authorization: Basic " + valid.substring(1)},
+                new String[] {"/billing/api/inbox", "Authorization: basic bm9jb2xvbg=="},
+                new String[] {"/billing/api/inbox", "Authorization: Bearer " + valid},
+                new String[] {"/billing/api/inbox", "Authorization: Basic //46eA=="}, // FF FE ':' 'x', not UTF-8
+                new String[] {"/billing/api/inbox", "Authorization: Basic \u00e9\u00e9\u00e9\u00e9"},
+                new String[] {"/billing/api/inbox", "Authorization: Basic " + "QUFB".repeat(2_000)},
+                new String[] {"/billing/api/inbox", "Authorization: Basic OnBhc3N3b3Jk"}, // ":password", no user
+                new String[] {"/billing/", "Authorization: Basic !!!!"},
+                new String[] {"/billing/", "Authorization: Basic bm9jb2xvbg=="},
+                new String[] {"/billing/", "Authorization: Basic"},
+                new String[] {"/billing/", "Authorization:  Basic   " + valid + "  "});
+        List<String> wrong = new java.util.ArrayList<>();
+        for (int i = 0; i < cases.size(); i++) {
+            String path = cases.get(i)[0];
+            String header = cases.get(i)[1];
+            String answer = raw("127.0.0." + (20 + i), "GET", path, host + header + "\r\n");
+            if (!answer.startsWith("HTTP/1.1 401 ") || !answer.contains("\r\nWWW-Authenticate: Basic realm=\"billing\"")
+                    || !answer.contains("application/json") || !answer.contains("{\"error\":\"BILLING0302E: ")) {
+                wrong.add(path + " " + header.substring(0, Math.min(header.length(), 80)) + ": "
+                        + answer.substring(0, Math.min(answer.length(), 600)));
+            }
+        }
+        assertTrue(wrong.isEmpty(), wrong.size() + " of " + cases.size() + " not refused as malformed:\n"
+                + String.join("\n\n", wrong));
+        // five from one address lock it, as five wrong passwords do
+        for (int i = 0; i < 5; i++) {
+            assertTrue(raw("127.0.0.6", "GET", "/billing/api/inbox", host + "Authorization: Basic !!!!\r\n")
+                    .startsWith("HTTP/1.1 401 "), "malformed " + (i + 1));
+        }
+        String locked = raw("127.0.0.6", "GET", "/billing/api/inbox", host + basic(Api.READER));
+        assertTrue(locked.startsWith("HTTP/1.1 429 ") && locked.contains("BILLING0263E"), locked);
+        // no header: the challenge, its body the container's text as before (no 401 error page runs any more)
+        String none = raw("127.0.0.1", "GET", "/billing/api/inbox", host);
+        assertTrue(none.startsWith("HTTP/1.1 401 ") && none.contains("\r\nWWW-Authenticate: Basic realm=\"billing\"")
+                && none.contains("{\"error\":\"BILLING0253E: GET /billing/api/inbox answered 401 (Unauthorized).\"}"),
+                none);
+        // the well-formed login still passes, the scheme in any case (RFC 9110 section 11.1)
+        assertTrue(raw("127.0.0.1", "GET", "/billing/api/inbox", host + "Authorization: basic " + valid + "\r\n")
+                .startsWith("HTTP/1.1 200 "));
+        String log = serverLog().substring(logged.length());
+        assertTrue(!log.contains("SRVE0315E") && !log.contains("StringIndexOutOfBoundsException")
+                && !log.contains("FFDC1015I"), log.substring(0, Math.min(log.length(), 2_000)));
+        long refusalsLogged = log.lines().filter(line -> line.contains("BILLING0302E")).count();
+        assertTrue(refusalsLogged >= 1 && refusalsLogged <= 2, "logged at most once a minute: " + refusalsLogged);
+    }
+
     /** The Arquillian server's log, as the client sees it (src/test/liberty, server inbox-it-HTTP_PORT). */
     private static String serverLog() throws Exception {
         return Files.readString(Path.of("target", "liberty", "wlp", "usr", "servers", "inbox-it-" + TestEnv.HTTP_PORT,

@@ -85,4 +85,17 @@ class SignInThrottleTest {
         assertThrows(IllegalArgumentException.class, () -> new SignInThrottle(0, LOCKOUT, 1000));
         assertThrows(IllegalArgumentException.class, () -> new SignInThrottle(5, Duration.ZERO, 1000));
     }
+
+    @Test
+    void aFailureWithoutAUserCountsAgainstItsAddressOnly() {
+        SignInThrottle throttle = new SignInThrottle(2, LOCKOUT, 1000);
+        assertEquals(List.of(), throttle.failed(HOME, T0));
+        assertNull(throttle.lockedUntil(HOME, T0));
+        assertEquals(List.of(HOME), throttle.failed(HOME, T0.plusSeconds(1)), "the second locks the address");
+        assertEquals(T0.plusSeconds(1).plus(LOCKOUT), throttle.lockedUntil(HOME, T0.plusSeconds(2)));
+        assertEquals(T0.plusSeconds(1).plus(LOCKOUT), throttle.lockedUntil(READER, HOME, T0.plusSeconds(2)),
+                "any user from the address");
+        assertNull(throttle.lockedUntil(READER, AWAY, T0.plusSeconds(2)), "no user was counted");
+        assertEquals(1, throttle.tracked());
+    }
 }
