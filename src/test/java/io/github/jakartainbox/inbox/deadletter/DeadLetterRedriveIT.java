@@ -76,6 +76,14 @@ class DeadLetterRedriveIT {
                 consumer, eventId, db.deadLetterPayload(payload), payload);
     }
 
+    /** Marks a dead letter re-driven to {@code destination} as InboxDeadLetters.markRedriven records it. */
+    private void markRedriven(long id, String consumer, String destination) {
+        db.number("UPDATE inbox_dead_letter SET redriven_at = now(), resolved_by = 'test' WHERE id = ? RETURNING id",
+                id);
+        db.number("INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, actor, target_consumer, destination) "
+                + "VALUES (?, 'redriven', 'test', ?, ?) RETURNING id", id, consumer, destination);
+    }
+
     private static JsonArray history(long id) throws Exception {
         HttpResponse<String> answer = call("GET", API + "/dead-letters/" + id + "/history", Api.OPERATOR);
         assertEquals(200, answer.statusCode(), answer.body());
@@ -161,10 +169,7 @@ class DeadLetterRedriveIT {
         String elsewhereJson = SampleEvents.event(elsewhere, run + "-elsewhere", "5.00", "EUR").json();
         long redriven = deadLetter("billing", elsewhere, elsewhereJson);
         // re-driven as InboxDeadLetters.markRedriven records it: the row and its history entry aimed at billing
-        db.number("UPDATE inbox_dead_letter SET redriven_at = now(), resolved_by = 'test' WHERE id = ? RETURNING id",
-                redriven);
-        db.number("INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, actor, target_consumer, destination) "
-                + "VALUES (?, 'redriven', 'test', 'billing', ?) RETURNING id", redriven, TestEnv.PROBE_TOPIC);
+        markRedriven(redriven, "billing", TestEnv.PROBE_TOPIC);
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             for (String[] r : List.of(new String[] {elsewhere, "billing", run + "-elsewhere", String.valueOf(redriven)},
                     new String[] {forged, "billing", run + "-forged", String.valueOf(redriven)},
@@ -230,10 +235,7 @@ class DeadLetterRedriveIT {
         String copiedOrder = "aim-copy-" + copied;
         String copiedJson = SampleEvents.event(copied, copiedOrder, "7.00", "EUR").json();
         long mailers = deadLetter("mailer", copied, copiedJson);
-        db.number("UPDATE inbox_dead_letter SET redriven_at = now(), resolved_by = 'test' WHERE id = ? RETURNING id",
-                mailers);
-        db.number("INSERT INTO inbox_dead_letter_history (dead_letter_id, kind, actor, target_consumer, destination) "
-                + "VALUES (?, 'redriven', 'test', 'mailer', 'invoices.issued') RETURNING id", mailers);
+        markRedriven(mailers, "mailer", "invoices.issued");
         String stale = UUID.randomUUID().toString();
         String staleOrder = "aim-stale-" + stale;
         String staleJson = SampleEvents.event(stale, staleOrder, "8.00", "EUR").json();
