@@ -67,16 +67,19 @@ record Outcome(String fault, int events, long records, long extraDeliveries, lon
                 + "AND NOT (consumer = 'mailer' AND (error LIKE 'BILLING0130E%' OR error LIKE 'BILLING0132E%') "
                 + "AND payload ~ '\"customer_email\":\"(refused|stalled|dropped|cut)-')", "%" + FaultRun.POISON + "%");
         if (run.sideEffectsOfLostCommits) {
-            // invoices.issued records of invoices the failover lost: the mailer finds no such invoice (BILLING0125E)
-            // or another order's under a reused id (BILLING0128E), and mails nothing
+            // invoices.issued records of invoices the failover lost: the mailer finds no such invoice (BILLING0125E),
+            // another order's under a reused id (BILLING0128E) or the same order's new invoice, issued under another
+            // event (BILLING0303E), and mails nothing
             long gone = db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'mailer' "
                     + "AND error LIKE 'BILLING0125E%'");
             long reused = db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'mailer' "
                     + "AND error LIKE 'BILLING0128E%'");
-            long stale = gone + reused;
+            long reissued = db.number("SELECT count(*) FROM inbox_dead_letter WHERE consumer = 'mailer' "
+                    + "AND error LIKE 'BILLING0303E%'");
+            long stale = gone + reused + reissued;
             System.out.printf("  invoices.issued records of invoices the failover lost, dead-lettered by the mailer: "
                     + "%,d (%,d whose invoice id no longer exists, %,d whose id now belongs to another order's "
-                    + "invoice)%n", stale, gone, reused);
+                    + "invoice, %,d whose id the same order's new invoice took)%n", stale, gone, reused, reissued);
             goodDead -= stale;
         }
         String canary = run.canary.eventId();

@@ -8,7 +8,7 @@ import jakarta.persistence.Table;
 import java.math.BigDecimal;
 import java.time.OffsetDateTime;
 
-/** One invoice per confirmed order event; table {@code invoice} (db/billing/V1__billing.sql, V3, V4). */
+/** One invoice per confirmed order event; table {@code invoice} (db/billing/V1__billing.sql, V3, V4, V8). */
 @Entity
 @Table(name = "invoice")
 public class Invoice {
@@ -37,6 +37,10 @@ public class Invoice {
 
     @Column(name = "created_at", nullable = false)
     private OffsetDateTime createdAt;
+
+    /** its {@code invoices.issued} event id, the outbox's: the one event the mailer mails it for */
+    @Column(name = "issued_event_id", updatable = false)
+    private String issuedEventId;
 
     /** set by the mailer (SQL), never by this entity */
     @Column(name = "mailed_at", insertable = false, updatable = false)
@@ -73,6 +77,15 @@ public class Invoice {
         Invoice invoice = new Invoice(id, order, createdAt);
         invoice.invoiceNumber = invoiceNumber;
         return invoice;
+    }
+
+    /**
+     * Names the {@code invoices.issued} event the outbox recorded for this invoice, before it is persisted.
+     *
+     * @param eventId the outbox's event id
+     */
+    void issuedAs(java.util.UUID eventId) {
+        this.issuedEventId = eventId.toString();
     }
 
     public Long getId() {

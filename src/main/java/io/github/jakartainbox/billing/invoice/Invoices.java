@@ -65,6 +65,15 @@ public class Invoices {
     public Invoice create(OrderConfirmed order) {
         schema.ensureMigrated();
         Invoice invoice = new Invoice(nextId(), order, OffsetDateTime.now());
+        // keyed by customer: one customer's mails keep their order on one partition, the others go out beside them
+        String topic = issuedTopic;
+        if (topic == null) {
+            topic = InvoiceIssued.topic();
+            issuedTopic = topic;
+        }
+        // the event id goes into the invoice's own INSERT: the mailer mails the invoice for this event only
+        invoice.issuedAs(outbox.record(topic, invoice.getCustomerEmail(),
+                eventId -> InvoiceIssued.of(eventId, invoice).json()));
         em.persist(invoice);
         if (transactions.getResource(FLUSHED) == null) {
             // The first invoice of a transaction is written now, so that a delivery of its own meets a database
@@ -76,14 +85,6 @@ public class Invoices {
             transactions.putResource(FLUSHED, Boolean.TRUE);
             em.flush();
         }
-        // keyed by customer: one customer's mails keep their order on one partition, the others go out beside them
-        String topic = issuedTopic;
-        if (topic == null) {
-            topic = InvoiceIssued.topic();
-            issuedTopic = topic;
-        }
-        outbox.record(topic, invoice.getCustomerEmail(),
-                eventId -> InvoiceIssued.of(eventId, invoice).json());
         return invoice;
     }
 

@@ -103,7 +103,7 @@ public class InvoiceMailer {
     }
 
     private static final String READ_SQL = "SELECT invoice_number, order_id, event_id, customer_email, amount, "
-            + "currency, created_at, mail_message_id, mail_status FROM invoice WHERE id = ?";
+            + "currency, created_at, mail_message_id, mail_status, issued_event_id FROM invoice WHERE id = ?";
     /** The invoice's one mail: taken before the send, so that a racing event of the same invoice waits for it. */
     private static final String CLAIM_SQL = "INSERT INTO invoice_mail (invoice_id, message_id) VALUES (?, ?) "
             + "ON CONFLICT (invoice_id) DO NOTHING";
@@ -171,6 +171,12 @@ public class InvoiceMailer {
         if (stored.mailMessageId() != null && !stored.mailMessageId().equals(messageId)) {
             return notMailedAgain(message, invoice, event, stored.mailMessageId(), stored.mailStatus());
         }
+        // the invoice's own event only: a record of an invoice a failover lost names its id, which the promoted
+        // database hands out again, possibly to the same order's new invoice (same fields, another event)
+        if (stored.issuedEventId() != null && !stored.issuedEventId().equals(event.eventId().toString())) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0303E.format(event.eventId(),
+                    String.valueOf(invoice.getId()), stored.issuedEventId()));
+        }
         String claimed = claim(invoice.getId(), messageId);
         if (!claimed.equals(messageId)) {
             return notMailedAgain(message, invoice, event, claimed, "being sent or sent");
@@ -219,15 +225,18 @@ public class InvoiceMailer {
                 }
                 return new Stored(Invoice.stored(id, rs.getString(1), new OrderConfirmed(rs.getString(3),
                         rs.getString(2), rs.getString(4), rs.getBigDecimal(5), rs.getString(6)),
-                        rs.getObject(7, OffsetDateTime.class)), rs.getString(8), rs.getString(9));
+                        rs.getObject(7, OffsetDateTime.class)), rs.getString(8), rs.getString(9), rs.getString(10));
             }
         } catch (SQLException e) {
             throw new IllegalStateException("invoice " + id + " could not be read: " + e.getMessage(), e);
         }
     }
 
-    /** An invoice's row and the state of its mail ({@code mail_message_id}, {@code mail_status}; null: none yet). */
-    private record Stored(Invoice invoice, String mailMessageId, String mailStatus) {
+    /**
+     * An invoice's row, the state of its mail ({@code mail_message_id}, {@code mail_status}; null: none yet) and the
+     * event id this database issued it under ({@code issued_event_id}; null on invoices written before db/billing/V8).
+     */
+    private record Stored(Invoice invoice, String mailMessageId, String mailStatus, String issuedEventId) {
     }
 
     /**

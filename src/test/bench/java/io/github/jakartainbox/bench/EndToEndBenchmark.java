@@ -523,8 +523,8 @@ public final class EndToEndBenchmark {
 
     /** One invoice INSERT of the pgbench scripts; {@code {i}} is the event's index in the transaction. */
     private static final String INVOICE_SQL = "INSERT INTO invoice (order_id, event_id, customer_email, amount, "
-            + "currency, created_at) VALUES ('pgbench', (:base)::text || '-{i}', 'pgbench@example.com', 1.00, 'EUR', "
-            + "now());\n";
+            + "currency, created_at, issued_event_id) VALUES ('pgbench', (:base)::text || '-{i}', "
+            + "'pgbench@example.com', 1.00, 'EUR', now(), '0190a0b1-7c2d-7e3f-8a4b-5c6d7e8f9a0b');\n";
     /** One outbox row INSERT of the pgbench scripts, the size of the handler's {@code invoices.issued} row. */
     private static final String OUTBOX_SQL = "INSERT INTO outbox (event_id, topic, record_key, payload, headers) "
             + "VALUES (gen_random_uuid(), 'pgbench.ceiling', 'pgbench', '{\"event_id\":\""

@@ -4,6 +4,7 @@ import io.github.jakartainbox.billing.SampleEvents;
 import io.github.jakartainbox.billing.invoice.Invoices;
 import io.github.jakartainbox.billing.order.OrderConfirmed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.jakartainbox.billing.SampleEvents.Event;
@@ -231,6 +232,38 @@ class InvoiceMailIT {
                 + "inbox_dead_letter WHERE consumer = 'mailer' AND error LIKE 'BILLING0312E%' "
                 + "AND event_id = ANY (?)", (Object) spellings.toArray(String[]::new)), "each spelling dead-lettered");
         assertEquals(1, Mailbox.of(email(e)).size(), "the customer got the one mail of the invoice's own event");
+    }
+
+    /**
+     * A record naming an invoice not mailed yet, with all its fields right but under another event id than the one the
+     * invoice was issued under (the record of an invoice a failover lost, whose id the promoted database handed out
+     * again to the same order's new invoice; a forged record): dead-lettered (BILLING0303E), nothing mailed; the
+     * invoice's own event then mails it under its own Message-ID. Before, the first record mailed the invoice and
+     * recorded its own Message-ID, and the invoice's event was acknowledged without a mail (fault scenario 12).
+     */
+    @Test
+    void anInvoiceIsMailedForTheEventItWasIssuedUnderOnly() throws Exception {
+        Event e = order("mail-issued-under", "12.34");
+        long billed = mailedInvoice(e);
+        assertEquals(issued(e.orderId()).get(0).eventIdHeader(), db.text("SELECT issued_event_id FROM invoice "
+                + "WHERE id = ?", billed), "the invoice names the event the outbox recorded for it");
+        String orderId = "mail-reused-id-" + UUID.randomUUID();
+        String email = orderId + "@example.com";
+        String own = UUID.randomUUID().toString();
+        String lost = UUID.randomUUID().toString();
+        long invoiceId = db.number("INSERT INTO invoice (order_id, event_id, customer_email, amount, currency, "
+                + "created_at, issued_event_id) VALUES (?, ?, ?, 12.34, 'EUR', now(), ?) RETURNING id", orderId,
+                UUID.randomUUID().toString(), email, own);
+        publishIssued(email, lost, invoiceId, orderId, email, "12.34");
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM inbox_dead_letter WHERE consumer = "
+                + "'mailer' AND event_id = ? AND error LIKE 'BILLING0303E%'", lost), "the other event dead-lettered");
+        assertNull(db.text("SELECT mail_message_id FROM invoice WHERE id = ?", invoiceId), "no mail recorded");
+        publishIssued(email, own, invoiceId, orderId, email, "12.34");
+        String messageId = InvoiceMailer.messageId(UUID.fromString(own));
+        assertEquals(1, db.await(WAIT, n -> n == 1, "SELECT count(*) FROM invoice WHERE id = ? "
+                + "AND mail_message_id = ?", invoiceId, messageId), "mailed and recorded for its own event");
+        assertEquals(List.of(messageId), Mailbox.of(email).stream().map(Mailbox.Mail::messageId).toList(),
+                "the customer got the one mail, under the invoice's own event");
     }
 
     /** @return {@code billing_mail_not_mailed_again_total} at /metrics, 0 before the first */
