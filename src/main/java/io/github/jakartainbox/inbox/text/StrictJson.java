@@ -11,6 +11,7 @@ import jakarta.json.stream.JsonLocation;
 import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParsingException;
 import java.io.StringReader;
+import java.math.BigDecimal;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -158,12 +159,26 @@ public final class StrictJson {
             case START_OBJECT -> object(parser, deeper(parser, depth));
             case START_ARRAY -> array(parser, deeper(parser, depth));
             case VALUE_STRING -> JSON.createValue(checked(parser.getString(), parser, "a string"));
-            case VALUE_NUMBER -> JSON.createValue(parser.getBigDecimal());
+            case VALUE_NUMBER -> JSON.createValue(number(parser));
             case VALUE_TRUE -> JsonValue.TRUE;
             case VALUE_FALSE -> JsonValue.FALSE;
             case VALUE_NULL -> JsonValue.NULL;
             default -> throw new Refused("is not valid JSON: unexpected " + event + " (" + where(parser) + ")");
         };
+    }
+
+    /**
+     * The number's value. A number longer than the implementation reads (Parsson: 1,100 characters, system property
+     * {@code org.eclipse.parsson.maxBigDecimalLength}) is valid JSON all the same: refused as too long, not as a
+     * parse error.
+     */
+    private static BigDecimal number(JsonParser parser) {
+        try {
+            return parser.getBigDecimal();
+        } catch (RuntimeException e) {
+            throw new Refused(String.format("holds a number of %,d characters (%s), longer than the JSON reader "
+                    + "takes; send it shorter, or as a JSON string", parser.getString().length(), where(parser)));
+        }
     }
 
     private static int deeper(JsonParser parser, int depth) {

@@ -48,6 +48,22 @@ class StrictJsonTest {
         refused("unexpected NUMBER at line 1, column 6; Expected tokens are: [COLON]", "{\"a\" 1}");
     }
 
+    /**
+     * A number longer than the reader takes is valid JSON, refused as too long, naming the member and what to send:
+     * before, "is not valid JSON: Number of BigDecimal ... exceeded maximum length".
+     */
+    @Test
+    void aNumberTooLongForTheReaderIsRefusedAsSuch() {
+        String digits = "1".repeat(50_000);
+        JsonException e = assertThrows(JsonException.class, () -> StrictJson.readObject("{\"amount\":" + digits + "}"));
+        assertTrue(e.getMessage().startsWith("holds a number of 50,000 characters"), e.getMessage());
+        assertTrue(e.getMessage().contains("line 1"), e.getMessage());
+        refused("holds a number of 1,101 characters", "{\"a\":[" + "9".repeat(1_101) + "]}");
+        refused("holds a number of 1,102 characters", "{\"a\":-0." + "9".repeat(1_099) + "}");
+        assertEquals(new BigDecimal("9".repeat(1_000)), StrictJson.readObject("{\"a\":" + "9".repeat(1_000) + "}")
+                .getJsonNumber("a").bigDecimalValue(), "a long number within the limit is read");
+    }
+
     @Test
     void textThatIsNotExactlyOneObjectIsRefused() {
         refused("is not valid JSON", "{\"a\":");
