@@ -194,7 +194,10 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
      * default-ignorable code points, DerivedCoreProperties.txt: zero-width space and joiners U+200B to U+200D, word
      * joiner U+2060, U+FEFF, soft hyphen U+00AD, variation selectors, Hangul fillers, tags...), or one of blanks only
      * (no-break and other spaces that {@link String#isBlank} keeps, the braille blank U+2800). The PDF prints such a
-     * character as {@code [U+200D]} while the mail subject shows nothing, so A, U+200D, B and "AB" looked alike.
+     * character as {@code [U+200D]} while the mail subject shows nothing, so A, U+200D, B and "AB" looked alike. Also
+     * refused: noncharacters (U+FFFE, U+FDD0 to U+FDEF..., Unicode section 23.7: never for interchange), and a
+     * combining mark that starts the id, with no character to combine with (shown on a dotted circle, or on the
+     * text before the id).
      *
      * @param field the field's name, for the reason
      * @param text  its value
@@ -204,8 +207,11 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
     private static String visible(String field, String text) {
         for (int i = 0; i < text.length(); i += Character.charCount(text.codePointAt(i))) {
             int cp = text.codePointAt(i);
-            if (defaultIgnorable(cp)) {
-                throw new UnprocessableEventException(BillingMessage.BILLING0301E.format(field, "invisible character",
+            String kind = defaultIgnorable(cp) ? "invisible character"
+                    : noncharacter(cp) ? "noncharacter"
+                    : i == 0 && combining(cp) ? "a combining mark with no character before it," : null;
+            if (kind != null) {
+                throw new UnprocessableEventException(BillingMessage.BILLING0301E.format(field, kind,
                         String.format("%04X", cp), String.valueOf(i), shortened(text)));
             }
         }
@@ -238,6 +244,18 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
                 || (cp >= 0xFE00 && cp <= 0xFE0F) || cp == 0xFEFF || cp == 0xFFA0 || (cp >= 0xFFF0 && cp <= 0xFFF8)
                 || (cp >= 0x1BCA0 && cp <= 0x1BCA3) || (cp >= 0x1D173 && cp <= 0x1D17A)
                 || (cp >= 0xE0000 && cp <= 0xE0FFF);
+    }
+
+    /** @return whether the code point is one of Unicode's 66 noncharacters (U+FDD0 to U+FDEF, U+xxFFFE, U+xxFFFF) */
+    private static boolean noncharacter(int cp) {
+        return (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE;
+    }
+
+    /** @return whether the code point is a combining mark (general category Mn, Mc or Me) */
+    private static boolean combining(int cp) {
+        int type = Character.getType(cp);
+        return type == Character.NON_SPACING_MARK || type == Character.COMBINING_SPACING_MARK
+                || type == Character.ENCLOSING_MARK;
     }
 
     /** @return whether the code point is shown as empty space: a space separator, other white space, U+2800 */

@@ -154,8 +154,18 @@ class OrderConfirmedTest {
         }
         assertMessage("BILLING0301E: field 'order_id' holds only blanks, the first U+00A0 at index 0: the customer "
                 + "could not tell such order ids apart", order("\u00A0", "a@example.com", "1.00"));
-        // visible text around a blank, and emoji of one code point, stay order ids
-        for (String kept : new String[] {"A\u00A0B", "\ud83d\ude00", "\u05D4-7", "\u0915\u094D\u0937"}) {
+        // noncharacters, and a combining mark with nothing before it to combine with
+        for (int cp : new int[] {0xFFFE, 0xFFFF, 0xFDD0, 0xFDEF, 0x1FFFE, 0x10FFFF}) {
+            assertMessage(String.format("BILLING0301E: field 'order_id' holds noncharacter U+%04X at index 1", cp),
+                    order("o" + Character.toString(cp), "a@example.com", "1.00"));
+        }
+        assertMessage("BILLING0301E: field 'order_id' holds a combining mark with no character before it, U+0301 at "
+                + "index 0", order("\u0301", "a@example.com", "1.00"));
+        assertMessage("BILLING0301E: field 'order_id' holds a combining mark with no character before it, U+20DD at "
+                + "index 0", order("\u20DD7", "a@example.com", "1.00"));
+        // visible text around a blank, emoji of one code point, and marks on a character before them stay order ids
+        for (String kept : new String[] {"A\u00A0B", "\ud83d\ude00", "\u05D4-7", "\u0915\u094D\u0937", "e\u0301",
+                "1\u20E3"}) {
             assertEquals(kept, OrderConfirmed.parse(order(kept, "a@example.com", "1.00")).orderId());
         }
     }
