@@ -61,6 +61,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *   <li><b>Cross-site reads of the API are refused</b> (403, {@code BILLING0231E}) unless they are navigations
  *       (a link opened): {@code Sec-Fetch-Site} {@code cross-site} or {@code same-site} with another
  *       {@code Sec-Fetch-Mode} (a {@code <script>}, {@code <img>} or {@code fetch} of another page).</li>
+ *   <li><b>The operator page's files are read only</b> (405, {@code BILLING0304E}, with {@code Allow}): any method
+ *       but GET, HEAD and OPTIONS outside {@code /api/}; the container's file server answered 200 to a DELETE.</li>
  *   <li><b>Compressed bodies are refused</b> (415, {@code BILLING0233E}, with {@code Accept-Encoding: identity}):
  *       Liberty's HTTP channel inflates a {@code Content-Encoding: gzip} body while it is read; garbage made it throw
  *       {@code IllegalHttpBodyException} (a 500), and a 19 KB bomb inflated to 20 MB. No client of this API needs
@@ -220,6 +222,13 @@ public class RequestGuard implements Filter {
             // as the bulk body refuses a repeated member: the runtime would take the first and drop the others
             refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0261E.format(
                     Printable.of(repeated, 60), method, Printable.of(path, 100)));
+            return;
+        }
+        if (!api && !SAFE_METHODS.contains(method)) {
+            // the operator page's files are read only: the container's file server answered 200 to DELETE and POST
+            response.setHeader("Allow", "GET, HEAD, OPTIONS"); // RFC 9110 section 15.5.6
+            refuse(response, HttpServletResponse.SC_METHOD_NOT_ALLOWED, BillingMessage.BILLING0304E.format(method,
+                    Printable.of(path, 100)));
             return;
         }
         String encoding = request.getHeader("Content-Encoding");

@@ -303,6 +303,27 @@ class ApiBoundsIT {
                 "the same characters percent-encoded pass");
     }
 
+    /**
+     * The operator page's files take GET, HEAD and OPTIONS only: the container's file server answered 200, with the
+     * file, to DELETE /billing/index.html, as if it had deleted it.
+     */
+    @Test
+    void theOperatorPagesFilesRefuseWritesWith405() throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (String target : List.of("DELETE /billing/index.html", "POST /billing/index.html", "PUT /billing/ops.js",
+                "DELETE /billing/", "PUT /billing/ops.css", "POST /billing/no-such.html")) {
+            String[] parts = target.split(" ");
+            String answer = raw(parts[0], parts[1], Api.OPERATOR);
+            String head = answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n"))).toLowerCase(java.util.Locale.ROOT);
+            if (!answer.startsWith("HTTP/1.1 405 ") || !head.contains("allow: get, head, options")
+                    || !answer.contains("{\"error\":\"BILLING0304E: " + target + " refused (405)")) {
+                failures.add(target + " -> " + answer.replace("\r\n", " | "));
+            }
+        }
+        assertEquals(List.of(), failures, "each a 405 naming the methods it takes");
+        assertTrue(raw("GET", "/billing/index.html", Api.OPERATOR).startsWith("HTTP/1.1 200 "), "GET still serves it");
+    }
+
     /** Sends one request as written, over a socket, and returns the whole answer. */
     private static String raw(String method, String target, Api.User user) throws Exception {
         return raw(method, target, user, StandardCharsets.ISO_8859_1);
