@@ -20,6 +20,8 @@ public enum BillingMessage implements CataloguedMessage {
             + "\"129.90\", got \"{0}\"."),
     BILLING0107E(Level.SEVERE, "amount {0} must be positive, with at most {1} integer digits and 2 decimals."),
     BILLING0108E(Level.SEVERE, "currency ''{0}'' is not an ISO 4217 currency code of money."),
+    BILLING0305E(Level.SEVERE, "currency {0} was withdrawn from ISO 4217 in {1} (List Three, historic codes): no "
+            + "money to invoice in. Send the currency that replaced it."),
     BILLING0216E(Level.SEVERE, "amount {0} has {1} decimal(s), but currency {2} has {3} (ISO 4217 minor units)."),
     BILLING0109E(Level.SEVERE, "field ''{0}'' must be a non-empty JSON string, got {1}."),
     BILLING0110E(Level.SEVERE, "field ''{0}'' has {1} characters, more than the {2} it may have: ''{3}''."),

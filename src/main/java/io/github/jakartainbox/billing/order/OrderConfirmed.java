@@ -14,6 +14,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Currency;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -71,6 +72,24 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
     /** The amount's only accepted form: ASCII digits, optionally a point and one or two ASCII digits. */
     private static final Pattern AMOUNT = Pattern.compile("[0-9]{1,40}(?:\\.[0-9]{1,2})?");
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+    /**
+     * Codes the JDK still knows that ISO 4217 has withdrawn (its List Three, historic denominations), each with the
+     * year it was withdrawn: no money to invoice in any more. The euro's predecessors, the redenominated ones (BYR,
+     * MRO, STD, VEF, ZWD...), HRK since 2023.
+     */
+    private static final Map<String, Integer> WITHDRAWN = Map.ofEntries(Map.entry("ADP", 2002), Map.entry("AFA", 2003),
+            Map.entry("ATS", 2002), Map.entry("AYM", 2005), Map.entry("AZM", 2006), Map.entry("BEF", 2002),
+            Map.entry("BGL", 1999), Map.entry("BYB", 2000), Map.entry("BYR", 2017), Map.entry("CSD", 2006),
+            Map.entry("CYP", 2008), Map.entry("DEM", 2002), Map.entry("EEK", 2011), Map.entry("ESP", 2002),
+            Map.entry("FIM", 2002), Map.entry("FRF", 2002), Map.entry("GHC", 2007), Map.entry("GRD", 2002),
+            Map.entry("GWP", 1997), Map.entry("HRK", 2023), Map.entry("IEP", 2002), Map.entry("ITL", 2002),
+            Map.entry("LTL", 2015), Map.entry("LUF", 2002), Map.entry("LVL", 2014), Map.entry("MGF", 2005),
+            Map.entry("MRO", 2018), Map.entry("MTL", 2008), Map.entry("MZM", 2006), Map.entry("NLG", 2002),
+            Map.entry("PTE", 2002), Map.entry("ROL", 2006), Map.entry("RUR", 1998), Map.entry("SDD", 2007),
+            Map.entry("SIT", 2007), Map.entry("SKK", 2009), Map.entry("SRG", 2004), Map.entry("STD", 2018),
+            Map.entry("TMM", 2009), Map.entry("TPE", 2002), Map.entry("TRL", 2005), Map.entry("USS", 2014),
+            Map.entry("VEB", 2008), Map.entry("VEF", 2018), Map.entry("YUM", 2003), Map.entry("ZMK", 2013),
+            Map.entry("ZWD", 2008), Map.entry("ZWN", 2008), Map.entry("ZWR", 2009));
 
     /**
      * The contract of an {@code orders.confirmed} value, checked in full before any work, the same for every
@@ -133,6 +152,11 @@ public record OrderConfirmed(String eventId, String orderId, String customerEmai
             }
         } catch (IllegalArgumentException e) {
             throw new UnprocessableEventException(BillingMessage.BILLING0108E.format(shortened(currency)));
+        }
+        Integer withdrawn = WITHDRAWN.get(currency);
+        if (withdrawn != null) {
+            throw new UnprocessableEventException(BillingMessage.BILLING0305E.format(currency,
+                    String.valueOf(withdrawn)));
         }
         // ISO 4217's minor units: a yen or a won has no subdivision, so "5.55" JPY is no amount ("5.00" is 5 yen)
         int decimals = Math.max(0, amount.stripTrailingZeros().scale());

@@ -28,6 +28,17 @@ class OrderConfirmedTest {
         assertMessage("not an ISO 4217 currency code", base + "\"amount\":\"1.00\",\"currency\":\"XYZ1\"}");
         assertMessage("not valid JSON", "{\"event_id\":");
         assertMessage("not an ISO 4217 currency code", base + "\"amount\":\"1.00\",\"currency\":\"XXX\"}");
+        // codes the JDK knows that ISO 4217 withdrew: no money to invoice in
+        assertMessage("BILLING0305E: currency DEM was withdrawn from ISO 4217 in 2002",
+                base + "\"amount\":\"1.00\",\"currency\":\"DEM\"}");
+        for (String code : new String[] {"ZWD", "VEF", "HRK", "ITL", "BYR", "MRO", "STD", "LTL"}) {
+            assertMessage("BILLING0305E: currency " + code + " was withdrawn",
+                    base + "\"amount\":\"1.00\",\"currency\":\"" + code + "\"}");
+        }
+        for (String code : new String[] {"EUR", "BYN", "MRU", "STN", "VES", "ZWG", "JPY", "CHF"}) {
+            assertEquals(code, OrderConfirmed.parse(base + "\"amount\":\"1\",\"currency\":\"" + code + "\"}")
+                    .currency(), "their successors and current codes are money");
+        }
         String valid = base + "\"amount\":\"1.00\",\"currency\":\"EUR\"}";
         assertMessage("not valid JSON", valid + " }}} this is not json");
         assertMessage("not valid JSON", valid + "{\"event_id\":\"other\"}");
