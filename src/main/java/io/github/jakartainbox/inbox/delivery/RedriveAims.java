@@ -10,6 +10,7 @@ import io.github.jakartainbox.inbox.incoming.Delivery;
 import io.github.jakartainbox.inbox.incoming.RedriveAim;
 import io.github.jakartainbox.inbox.logging.InboxMessage;
 import io.github.jakartainbox.inbox.spi.DeliveryOutcome;
+import io.github.jakartainbox.inbox.text.Printable;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
@@ -100,8 +101,9 @@ public class RedriveAims {
             Long last = lastLogged.get(consumer.name());
             if (last == null || now - last >= LOG_INTERVAL_NANOS) {
                 lastLogged.put(consumer.name(), now);
-                InboxMessage.INBOX0105W.log(consumer.name(), String.valueOf(carrier), aim, String.valueOf(named),
-                        String.valueOf(rejected));
+                // the headers are the producer's: quoted escaped and cut, so that they cannot forge or flood log lines
+                InboxMessage.INBOX0105W.log(consumer.name(), String.valueOf(carrier), Printable.of(aim, 60),
+                        Printable.of(named, 60), String.valueOf(rejected));
             }
         }
         return confirmed;

@@ -95,6 +95,47 @@ class RedriveAimsTest {
         assertEquals(0, statistics.redriveAimRejected("billing") - 1, "nothing counted as rejected");
     }
 
+    /**
+     * The aim and dead-letter headers are the producer's: INBOX0105W quotes them escaped and cut. A header holding a
+     * newline and a whole forged log line was written as a line of its own, and a 20,000-character one in full.
+     */
+    @Test
+    void theHeadersOfARejectedAimCannotForgeOrFloodLogLines() throws Exception {
+        String forged = "x\n[12/7/26, 23:59:59:999 UTC] 00000001 io.github.jakartainbox.inbox E INBOX0999E: FORGED"
+                + "\u2028\u202E" + "y".repeat(20_000);
+        Message<?> carrier = record(ORDER, forged, "3\nFORGED");
+        Delivery delivery = new Delivery(carrier.getPayload(), carrier, 0);
+        List<String> lines = new ArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                lines.add(new java.util.logging.SimpleFormatter().formatMessage(r));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger logger = io.github.jakartainbox.inbox.logging.InboxMessage.INBOX0105W.logger();
+        logger.addHandler(handler);
+        try {
+            assertFalse(aims.confirmed(billing, ClaimKey.of(billing, delivery, null), delivery.fingerprint(), carrier,
+                    forged, false));
+        } finally {
+            logger.removeHandler(handler);
+        }
+        assertEquals(1, lines.size(), "one INBOX0105W line");
+        String line = lines.get(0);
+        assertTrue(line.startsWith("INBOX0105W: Consumer billing: "), line);
+        assertFalse(line.contains("\n") || line.contains("\u2028") || line.contains("\u202E"), line);
+        assertTrue(line.contains("x\\u000A[12/7/26") && line.contains("3\\u000AFORGED"), line);
+        assertTrue(line.length() < 400, line.length() + " characters");
+    }
+
     @Test
     void anAimTheDatabaseDoesNotConfirmIsRejectedAndCounted() throws Exception {
         table.answers.add(false);
