@@ -61,6 +61,10 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *   <li><b>Cross-site reads of the API are refused</b> (403, {@code BILLING0231E}) unless they are navigations
  *       (a link opened): {@code Sec-Fetch-Site} {@code cross-site} or {@code same-site} with another
  *       {@code Sec-Fetch-Mode} (a {@code <script>}, {@code <img>} or {@code fetch} of another page).</li>
+ *   <li><b>Malformed negotiation headers are refused</b> (400, {@code BILLING0306E}, naming the header and what is
+ *       wrong): {@code Accept}, {@code Accept-Charset}, {@code Accept-Encoding}, {@code Accept-Language} and a
+ *       {@code Content-Type}'s weight, which the JAX-RS runtime parses before any resource ({@link NegotiationHeaders}):
+ *       a weight {@code q=abc} was a 500.</li>
  *   <li><b>The operator page's files are read only</b> (405, {@code BILLING0304E}, with {@code Allow}): any method
  *       but GET, HEAD and OPTIONS outside {@code /api/}; the container's file server answered 200 to a DELETE.</li>
  *   <li><b>Compressed bodies are refused</b> (415, {@code BILLING0233E}, with {@code Accept-Encoding: identity}):
@@ -223,6 +227,18 @@ public class RequestGuard implements Filter {
             refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0261E.format(
                     Printable.of(repeated, 60), method, Printable.of(path, 100)));
             return;
+        }
+        if (api) {
+            for (String name : NegotiationHeaders.NAMES) {
+                String value = request.getHeader(name);
+                String flaw = value == null ? null : NegotiationHeaders.flaw(name, value);
+                if (flaw != null) {
+                    // the JAX-RS runtime parses these before any resource: a weight q=abc was a 500
+                    refuse(response, HttpServletResponse.SC_BAD_REQUEST, BillingMessage.BILLING0306E.format(method,
+                            Printable.of(path, 100), name, Printable.of(flaw, 120), Printable.of(value, 100)));
+                    return;
+                }
+            }
         }
         if (!api && !SAFE_METHODS.contains(method)) {
             // the operator page's files are read only: the container's file server answered 200 to DELETE and POST

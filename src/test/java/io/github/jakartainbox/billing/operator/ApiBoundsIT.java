@@ -324,6 +324,38 @@ class ApiBoundsIT {
         assertTrue(raw("GET", "/billing/index.html", Api.OPERATOR).startsWith("HTTP/1.1 200 "), "GET still serves it");
     }
 
+    /**
+     * Malformed negotiation headers, which the JAX-RS runtime parses before any resource: a weight that is no number
+     * ({@code Accept: *}{@code /*;q=abc}, in {@code Content-Type} too) was a 500 with an FFDC incident
+     * (NumberFormatException in the runtime's media type sorting), and {@code Accept: application} a 400 that said to
+     * percent-encode the URL. Each is a 400 naming the header and what is wrong (found by a new user's trial).
+     */
+    @Test
+    void malformedNegotiationHeadersAre400sNamingTheHeader() throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (String c : List.of("GET /billing/api/invoices/count|Accept: */*;q=abc|Accept|weight q=abc",
+                "GET /billing/api/inbox|Accept: application/json;q=|Accept|weight q=",
+                "GET /billing/api/invoices/count|Accept: */*;level=1;q=zz|Accept|weight q=zz",
+                "GET /billing/api/invoices/count|Content-Type: a/b;q=abc|Content-Type|weight q=abc",
+                "POST /billing/api/dead-letters/bulk|Content-Type: application/json;q=abc|Content-Type|weight q=abc",
+                "DELETE /billing/api/dead-letters/999|Content-Type: application/json;q=abc|Content-Type|weight q=abc",
+                "GET /billing/api/invoices/count|Accept: ;;;|Accept|'' is not a media type",
+                "GET /billing/api/invoices/count|Accept: application|Accept|'application' is not a media type",
+                "GET /billing/api/invoices/count|Accept-Language: en;q=abc|Accept-Language|weight q=abc")) {
+            String[] parts = c.split("\\|");
+            String[] request = parts[0].split(" ");
+            String answer = raw(request[0], request[1], Api.OPERATOR, StandardCharsets.ISO_8859_1, parts[1] + "\r\n");
+            if (!answer.startsWith("HTTP/1.1 400 ") || !answer.contains("{\"error\":\"BILLING0306E: " + parts[0]
+                    + " refused (400): header " + parts[2] + " is malformed: " + parts[3]) || leaks(answer)) {
+                failures.add(c + " -> " + answer.replace("\r\n", " | "));
+            }
+        }
+        assertEquals(List.of(), failures, "each a 400 naming the header");
+        assertTrue(raw("GET", "/billing/api/invoices/count", Api.OPERATOR, StandardCharsets.ISO_8859_1,
+                "Accept: application/json;q=0.9, */*;q=0.1\r\nAccept-Language: de-CH, en;q=0.5\r\n")
+                .startsWith("HTTP/1.1 200 "), "well-formed weights pass");
+    }
+
     /** Sends one request as written, over a socket, and returns the whole answer. */
     private static String raw(String method, String target, Api.User user) throws Exception {
         return raw(method, target, user, StandardCharsets.ISO_8859_1);
@@ -332,12 +364,19 @@ class ApiBoundsIT {
     /** Sends one request as written, its request line in the given charset, and returns the whole answer. */
     private static String raw(String method, String target, Api.User user, java.nio.charset.Charset charset)
             throws Exception {
+        return raw(method, target, user, charset, "");
+    }
+
+    /** @param headers more header lines, each ending in CRLF */
+    private static String raw(String method, String target, Api.User user, java.nio.charset.Charset charset,
+                              String headers) throws Exception {
         try (java.net.Socket socket = new java.net.Socket("localhost", TestEnv.HTTP_PORT)) {
             socket.setSoTimeout(30_000);
             String auth = Base64.getEncoder().encodeToString((user.name() + ":" + user.password())
                     .getBytes(StandardCharsets.UTF_8));
             String request = method + " " + target + " HTTP/1.1\r\nHost: localhost:" + TestEnv.HTTP_PORT
-                    + "\r\nAuthorization: Basic " + auth + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+                    + "\r\nAuthorization: Basic " + auth + "\r\n" + headers + "Content-Length: 0\r\nConnection: close"
+                    + "\r\n\r\n";
             socket.getOutputStream().write(request.getBytes(charset));
             socket.getOutputStream().flush();
             return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
