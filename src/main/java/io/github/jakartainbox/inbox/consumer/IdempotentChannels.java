@@ -30,6 +30,8 @@ public class IdempotentChannels implements Extension {
 
     private final Map<String, String> consumerByChannel = new TreeMap<>();
     private final Set<String> incoming = new TreeSet<>();
+    /** Every {@code @Idempotent} consumer of the application, with or without a channel (a message-driven bean). */
+    private final Set<String> consumers = new TreeSet<>();
     /** Channels whose method begins or joins a transaction of its own ({@code @Transactional} REQUIRED or REQUIRES_NEW). */
     private final Set<String> transactional = new TreeSet<>();
     /** System.nanoTime() when the deployment was validated: the application's start, as readiness counts it. */
@@ -40,6 +42,9 @@ public class IdempotentChannels implements Extension {
         for (AnnotatedMethod<? super T> method : type.getMethods()) {
             Idempotent binding = method.isAnnotationPresent(Idempotent.class) ? method.getAnnotation(Idempotent.class)
                     : type.getAnnotation(Idempotent.class);
+            if (binding != null) {
+                found(binding.consumer(), null);
+            }
             // not getAnnotations(Incoming.class): that resolves @Incoming's repeatable container, a SmallRye type
             // Liberty does not show to applications ("Type ...annotations.Incomings not present")
             for (Annotation annotation : method.getAnnotations()) {
@@ -49,10 +54,18 @@ public class IdempotentChannels implements Extension {
                         transactional.add(in.value());
                     }
                     if (binding != null) {
-                        consumerByChannel.put(in.value(), binding.consumer());
+                        found(binding.consumer(), in.value());
                     }
                 }
             }
+        }
+    }
+
+    /** Records an {@code @Idempotent} consumer and, when it has one, the {@code @Incoming} channel it reads. */
+    void found(String consumer, String channel) {
+        consumers.add(consumer);
+        if (channel != null) {
+            consumerByChannel.put(channel, consumer);
         }
     }
 
@@ -101,6 +114,41 @@ public class IdempotentChannels implements Extension {
                 : type.getAnnotation(Transactional.class);
         return tx != null && (tx.value() == Transactional.TxType.REQUIRED
                 || tx.value() == Transactional.TxType.REQUIRES_NEW);
+    }
+
+    /**
+     * Whether a record of the topic can reach the consumer, as far as this application can tell: {@code false} only
+     * when the application runs that consumer and none of its channels reads the topic (a message-driven bean, a
+     * consumer of other topics). A re-drive aim at such a consumer on this topic is no re-drive, whatever the database
+     * holds: a JMS queue's re-drive is recorded under the queue's name, which a topic may share.
+     *
+     * @param consumer the {@code @Idempotent(consumer)} name
+     * @param topic    the topic the record was read from
+     * @param config   the application's configuration, for the channels' {@code topic}, {@code topics} and
+     *                 {@code pattern} attributes (a channel's topic is its name when none is set)
+     * @return {@code false} when the consumer cannot read the topic here; {@code true} when it can, when one of its
+     *         channels subscribes by pattern, or when this application does not run it
+     */
+    public boolean mayRead(String consumer, String topic, Config config) {
+        if (!consumers.contains(consumer)) {
+            return true;
+        }
+        for (Map.Entry<String, String> channel : consumerByChannel.entrySet()) {
+            if (!channel.getValue().equals(consumer)) {
+                continue;
+            }
+            if (attribute(config, channel.getKey(), "pattern").map(Boolean::parseBoolean).orElse(false)) {
+                return true;
+            }
+            String topics = attribute(config, channel.getKey(), "topic")
+                    .or(() -> attribute(config, channel.getKey(), "topics")).orElse(channel.getKey());
+            for (String named : topics.split(",")) {
+                if (named.trim().equals(topic)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** @return every {@code @Incoming} channel of the application, {@code @Idempotent} or not, sorted */

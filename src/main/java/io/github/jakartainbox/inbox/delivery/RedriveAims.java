@@ -2,6 +2,7 @@ package io.github.jakartainbox.inbox.delivery;
 
 import io.github.jakartainbox.inbox.InboxStatistics;
 import io.github.jakartainbox.inbox.consumer.ConsumerSettings;
+import io.github.jakartainbox.inbox.consumer.IdempotentChannels;
 import io.github.jakartainbox.inbox.claim.ClaimKey;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
 import io.github.jakartainbox.inbox.failure.FailureKind;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
@@ -37,6 +39,8 @@ public class RedriveAims {
     InboxDeadLetters deadLetters;
     @Inject
     InboxStatistics statistics;
+    @Inject
+    IdempotentChannels channels;
 
     private final Map<String, Long> lastLogged = new ConcurrentHashMap<>();
 
@@ -93,7 +97,11 @@ public class RedriveAims {
             }
         }
         String topic = Delivery.topicOf(carrier); // a re-drive to this topic, not a copy of one sent elsewhere
-        boolean confirmed = eventId != null && topic != null
+        // an aim at a consumer this application runs on no channel of the topic (a message-driven bean whose queue
+        // bears the topic's name) is no re-drive to it here
+        boolean readable = topic != null && (channels == null
+                || channels.mayRead(aim, topic, ConfigProvider.getConfig()));
+        boolean confirmed = eventId != null && readable
                 && confirmedByDatabase(consumer, id, aim, eventId, payloadSha256, topic, inTransaction);
         if (!confirmed) {
             long rejected = statistics.redriveAimRejected(consumer.name());

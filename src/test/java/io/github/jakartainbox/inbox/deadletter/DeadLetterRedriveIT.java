@@ -156,9 +156,10 @@ class DeadLetterRedriveIT {
 
     /**
      * The aim on the liberty-kafka connector too (consumer probe-kafka, event id from header ce_id): a record aimed at
-     * another consumer whose dead letter confirms the re-drive is skipped without an inbox row or effect; one whose
-     * aim names no such dead letter (the headers alone, as any producer can write them) is processed; the record
-     * aimed at probe-kafka itself is processed.
+     * another application's consumer of the topic whose dead letter confirms the re-drive is skipped without an inbox
+     * row or effect; one whose aim names no such dead letter (the headers alone, as any producer can write them) is
+     * processed; so is one aimed at a consumer this application runs on other topics only (billing), whatever its dead
+     * letter says: a re-drive to it cannot come on this topic; the record aimed at probe-kafka itself is processed.
      */
     @Test
     void onLibertyKafkaOnlyAnAimTheDatabaseConfirmsIsSkipped() throws Exception {
@@ -166,16 +167,22 @@ class DeadLetterRedriveIT {
         String elsewhere = UUID.randomUUID().toString();
         String forged = UUID.randomUUID().toString();
         String here = UUID.randomUUID().toString();
+        String notRead = UUID.randomUUID().toString();
         String elsewhereJson = SampleEvents.event(elsewhere, run + "-elsewhere", "5.00", "EUR").json();
-        long redriven = deadLetter("billing", elsewhere, elsewhereJson);
-        // re-driven as InboxDeadLetters.markRedriven records it: the row and its history entry aimed at billing
-        markRedriven(redriven, "billing", TestEnv.PROBE_TOPIC);
+        String notReadJson = SampleEvents.event(notRead, run + "-not-read", "5.00", "EUR").json();
+        long redriven = deadLetter("probe-other-service", elsewhere, elsewhereJson);
+        // re-driven as InboxDeadLetters.markRedriven records it: the row and its history entry aimed at its consumer
+        markRedriven(redriven, "probe-other-service", TestEnv.PROBE_TOPIC);
+        long billingRow = deadLetter("billing", notRead, notReadJson);
+        markRedriven(billingRow, "billing", TestEnv.PROBE_TOPIC);
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
-            for (String[] r : List.of(new String[] {elsewhere, "billing", run + "-elsewhere", String.valueOf(redriven)},
-                    new String[] {forged, "billing", run + "-forged", String.valueOf(redriven)},
+            for (String[] r : List.of(new String[] {elsewhere, "probe-other-service", run + "-elsewhere",
+                            String.valueOf(redriven)},
+                    new String[] {forged, "probe-other-service", run + "-forged", String.valueOf(redriven)},
+                    new String[] {notRead, "billing", run + "-not-read", String.valueOf(billingRow)},
                     new String[] {here, "probe-kafka", run + "-here", null})) {
                 // the re-drive sends the dead letter's own bytes
-                String value = r[0].equals(elsewhere) ? elsewhereJson
+                String value = r[0].equals(elsewhere) ? elsewhereJson : r[0].equals(notRead) ? notReadJson
                         : SampleEvents.event("ignored", r[2], "5.00", "EUR").json();
                 ProducerRecord<String, String> record = new ProducerRecord<>(TestEnv.PROBE_TOPIC, run, value);
                 record.headers().add("ce_id", r[0].getBytes(StandardCharsets.UTF_8));
@@ -195,6 +202,9 @@ class DeadLetterRedriveIT {
         assertEquals(1, inbox("probe-kafka", forged),
                 "a record naming that dead letter with another event id is no re-drive of it: processed");
         assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", run + "-forged"));
+        assertEquals(1, inbox("probe-kafka", notRead), "an aim at billing, which reads no channel of this topic here, "
+                + "is no re-drive on it whatever its dead letter says: processed");
+        assertEquals(1, db.number("SELECT count(*) FROM invoice WHERE order_id = ?", run + "-not-read"));
     }
 
     /**

@@ -136,6 +136,25 @@ class RedriveAimsTest {
         assertTrue(line.length() < 400, line.length() + " characters");
     }
 
+    /**
+     * An aim at a consumer this application runs on no channel of the record's topic (a message-driven bean whose
+     * queue bears the topic's name) is rejected without asking the database: its re-drive went to the queue, and the
+     * history records the queue's name only. Before, the database confirmed it and the topic's consumers skipped.
+     */
+    @Test
+    void anAimAtAConsumerThatCannotReadTheTopicIsRejectedWithoutTheDatabase() throws Exception {
+        aims.channels = new io.github.jakartainbox.inbox.consumer.IdempotentChannels() {
+            @Override
+            public boolean mayRead(String consumer, String topic, org.eclipse.microprofile.config.Config config) {
+                return !consumer.equals("analytics") || !topic.equals("orders.confirmed");
+            }
+        };
+        table.answers.add(true);
+        assertFalse(confirmed(record(ORDER, "analytics", "42"), false));
+        assertEquals(List.of(), table.calls, "the database was not asked");
+        assertEquals(2, statistics.redriveAimRejected("billing"), "the rejection was counted before this one");
+    }
+
     @Test
     void anAimTheDatabaseDoesNotConfirmIsRejectedAndCounted() throws Exception {
         table.answers.add(false);
