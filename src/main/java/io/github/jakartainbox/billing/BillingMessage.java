@@ -70,6 +70,8 @@ public enum BillingMessage implements CataloguedMessage {
             + "HEAD; the API is under /billing/api/."),
     BILLING0306E(Level.SEVERE, "{0} {1} refused (400): header {2} is malformed: {3} (''{4}''). Send it as RFC 9110 "
             + "section 12.5 writes it, or leave it out."),
+    BILLING0307E(Level.SEVERE, "{0} {1} refused (400): query parameter ''{2}'' is not one it takes ({3}). Check its "
+            + "spelling: names are case-sensitive."),
     BILLING0312E(Level.SEVERE, "field ''event_id'' ''{0}'' is not a UUID in its 8-4-4-4-12 hexadecimal form: the "
             + "inbox takes each other spelling of one UUID for another event."),
     BILLING0311W(Level.WARNING, "Invoice {0} is not mailed again for event {1}: its mail {2} is {3} "

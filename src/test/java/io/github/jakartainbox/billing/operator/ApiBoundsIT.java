@@ -356,6 +356,31 @@ class ApiBoundsIT {
                 .startsWith("HTTP/1.1 200 "), "well-formed weights pass");
     }
 
+    /**
+     * A query parameter the call does not take is refused naming the ones it takes: the runtime ignored it, so a
+     * misspelt filter ({@code ?ORDERID=x}) answered every customer's newest invoices (found by a new user's trial).
+     */
+    @Test
+    void aQueryParameterTheCallDoesNotTakeIsA400NamingTheOnesItTakes() throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (String c : List.of("GET /billing/api/invoices?ORDERID=x|'ORDERID' is not one it takes (limit, orderId)",
+                "GET /billing/api/invoices?foo=bar&orderId=x|'foo' is not one it takes (limit, orderId)",
+                "GET /billing/api/dead-letters?consumr=billing|'consumr' is not one it takes (consumer, limit, open)",
+                "GET /billing/api/inbox?limit=5|'limit' is not one it takes (none)")) {
+            String[] parts = c.split("\\|");
+            String[] request = parts[0].split(" ");
+            String answer = raw(request[0], request[1], Api.OPERATOR);
+            String path = request[1].substring(0, request[1].indexOf('?'));
+            if (!answer.startsWith("HTTP/1.1 400 ") || !answer.contains("{\"error\":\"BILLING0307E: GET " + path
+                    + " refused (400): query parameter " + parts[1]) || leaks(answer)) {
+                failures.add(c + " -> " + answer.replace("\r\n", " | "));
+            }
+        }
+        assertEquals(List.of(), failures, "each a 400 naming the parameter");
+        assertTrue(raw("GET", "/billing/api/invoices?orderId=x&limit=5", Api.OPERATOR).startsWith("HTTP/1.1 200 "),
+                "the parameters it takes pass");
+    }
+
     /** Sends one request as written, over a socket, and returns the whole answer. */
     private static String raw(String method, String target, Api.User user) throws Exception {
         return raw(method, target, user, StandardCharsets.ISO_8859_1);
