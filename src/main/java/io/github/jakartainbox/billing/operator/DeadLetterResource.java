@@ -282,7 +282,7 @@ public class DeadLetterResource {
             throws SQLException {
         // any consumer's group, as the single calls take any consumer: one this service does not run is refused per
         // sequence (BILLING0269E) by the library, as a selection by ids is
-        BulkBody request = bulkBody(body, SEQUENCES_PATH, DeadLetterResource::consumerName);
+        BulkBody request = bulkBody(body, contentLength, SEQUENCES_PATH, DeadLetterResource::consumerName);
         String action = request.action();
         InboxSequences.BulkResult result = sequences.bulk(request.kind(), request.select(), user(), outcome -> {
             try {
@@ -457,7 +457,8 @@ public class DeadLetterResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Map<String, Object> bulk(InputStream body, @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength)
             throws SQLException {
-        BulkBody request = bulkBody(body, PATH, consumer -> QueryParams.oneOf("consumer", consumer, ALL_CONSUMERS));
+        BulkBody request = bulkBody(body, contentLength, PATH,
+                consumer -> QueryParams.oneOf("consumer", consumer, ALL_CONSUMERS));
         String action = request.action();
         String selection = request.described();
         DeadLetterBulk.Result result = bulk.apply(request.kind(), request.select(), this::route, user(),
@@ -498,11 +499,12 @@ public class DeadLetterResource {
     /**
      * Reads a bulk call's body (as {@link #bulkRequest}), its action and its selection (as {@link #selection}).
      *
+     * @param contentLength the {@code Content-Length} header, {@code null} when none
      * @param consumerCheck returns a group's consumer, or throws the 400 that refuses it
      */
-    private static BulkBody bulkBody(InputStream body, String path,
+    private static BulkBody bulkBody(InputStream body, String contentLength, String path,
                                      java.util.function.UnaryOperator<String> consumerCheck) {
-        JsonObject request = bulkRequest(body, path);
+        JsonObject request = bulkRequest(body, contentLength, path);
         String action = request.get("action") instanceof JsonString a ? a.getString() : null;
         if (!"redrive".equals(action) && !"discard".equals(action)) {
             throw badBulk(path, "has no \"action\" \"redrive\" or \"discard\"");
@@ -550,7 +552,18 @@ public class DeadLetterResource {
     private static final java.util.Set<String> BULK_MEMBERS = new java.util.TreeSet<>(
             List.of("action", "ids", "consumer", "failure"));
 
-    private static JsonObject bulkRequest(InputStream body, String path) {
+    private static ClientErrorException tooLarge(String path, String size) {
+        return new ClientErrorException(Response.status(Response.Status.REQUEST_ENTITY_TOO_LARGE).entity(Map.of(
+                "error", BillingMessage.BILLING0241E.format(path, size, InboxDeadLetters.MAX_BULK)))
+                .type(MediaType.APPLICATION_JSON).build());
+    }
+
+    private static JsonObject bulkRequest(InputStream body, String contentLength, String path) {
+        // Liberty refuses a malformed Content-Length itself; a larger body is refused naming its real size
+        long declared = contentLength == null ? -1 : QueryParams.asciiNumber(contentLength.trim());
+        if (declared > MAX_BULK_BYTES) {
+            throw tooLarge(path, "is " + declared + " bytes, more than " + MAX_BULK_BYTES);
+        }
         byte[] bytes;
         try {
             bytes = body == null ? new byte[0] : body.readNBytes(MAX_BULK_BYTES + 1);
@@ -558,9 +571,7 @@ public class DeadLetterResource {
             throw badBulk(path, "could not be read (" + e.getClass().getSimpleName() + ")");
         }
         if (bytes.length > MAX_BULK_BYTES) {
-            throw new ClientErrorException(Response.status(Response.Status.REQUEST_ENTITY_TOO_LARGE)
-                    .entity(Map.of("error", BillingMessage.BILLING0241E.format(path, "is more than " + MAX_BULK_BYTES
-                            + " bytes", InboxDeadLetters.MAX_BULK))).type(MediaType.APPLICATION_JSON).build());
+            throw tooLarge(path, "is more than " + MAX_BULK_BYTES + " bytes (not read to its end)");
         }
         String text = Utf8.decode(bytes);
         if (text == null) {

@@ -456,7 +456,12 @@ class ApiBoundsIT {
                 new Case("POST", "/jms/orders", json, null, new byte[4 * 1024 * 1024], 413, "BILLING0234E",
                         "is 4194304 bytes, more than the 65536 bytes"),
                 new Case("POST", "/jms/orders", json, null, new byte[65537], 413, "BILLING0234E",
-                        "is 65537 bytes, more than the 65536 bytes"));
+                        "is 65537 bytes, more than the 65536 bytes"),
+                // the bulk bodies named no size: "is more than 65536 bytes" even with a Content-Length
+                new Case("POST", "/dead-letters/bulk", json, null, new byte[70009], 413, "BILLING0241E",
+                        "is 70009 bytes, more than 65536"),
+                new Case("POST", "/dead-letters/sequences/bulk", json, null, new byte[4 * 1024 * 1024], 413,
+                        "BILLING0241E", "is 4194304 bytes, more than 65536"));
         List<String> failures = new ArrayList<>();
         for (Case c : cases) {
             HttpResponse<String> response = send(c, HttpRequest.BodyPublishers.ofByteArray(c.body()));
