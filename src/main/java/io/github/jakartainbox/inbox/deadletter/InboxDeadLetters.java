@@ -111,8 +111,10 @@ public class InboxDeadLetters {
      * @param failure       the failure key: the message id at the start of the error ({@code BILLING0130E}), else
      *                      the exception class name there, else {@code other}
      * @param count         how many open rows
-     * @param redrivable    how many of them have an event id: the others a re-drive refuses
-     *                      ({@link InboxRedrives.Status#NO_EVENT_ID}), they can only be discarded
+     * @param redrivable    how many of them have an event id the consumer has not processed: a re-drive refuses the
+     *                      others ({@link InboxRedrives.Status#NO_EVENT_ID}, {@link InboxRedrives.Status#PROCESSED_SINCE},
+     *                      {@link InboxRedrives.Status#PROCESSED_BEFORE}, as {@link #processedAt}), they can only be
+     *                      discarded
      * @param firstFailedAt the earliest first failure among them
      * @param lastFailedAt  the latest last failure among them
      */
@@ -215,8 +217,9 @@ public class InboxDeadLetters {
         checkLimit(limit, MAX_LIMIT);
         try (Connection connection = database.connection();
              PreparedStatement query = connection.prepareStatement("SELECT consumer, " + FAILURE_KEY + " AS failure, "
-                     + "count(*), count(event_id), min(first_failed_at), max(last_failed_at) FROM inbox_dead_letter "
-                     + "WHERE " + OPEN
+                     + "count(*), count(*) FILTER (WHERE event_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM inbox i "
+                     + "WHERE i.consumer = d.consumer AND i.event_id = d.event_id)), min(first_failed_at), "
+                     + "max(last_failed_at) FROM inbox_dead_letter d WHERE " + OPEN
                      + " GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT ?")) {
             query.setInt(1, limit);
             List<Group> result = new ArrayList<>();

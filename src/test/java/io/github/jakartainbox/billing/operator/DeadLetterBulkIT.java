@@ -100,6 +100,29 @@ class DeadLetterBulkIT {
         assertEquals(3, open("analytics"), "the other consumer's group is left alone");
     }
 
+    /**
+     * A group's {@code redrivable} counts the rows a re-drive would send: not those without an event id, nor those
+     * whose consumer processed the event (a same-id-other-payload dead letter, INBOX0103E, always). Before, it counted
+     * every row with an event id, and the page offered "Re-drive all" for a group whose every re-drive is refused.
+     */
+    @Test
+    void aGroupCountsAsRedrivableOnlyTheRowsAReDriveWouldSend() throws Exception {
+        String consumer = "bulk-groups-" + UUID.randomUUID().toString().substring(0, 8);
+        String processed = UUID.randomUUID().toString();
+        db.number("INSERT INTO inbox (consumer, event_id, processed_at) VALUES (?, ?, now()) RETURNING 1", consumer,
+                processed);
+        for (String eventId : new String[] {processed, UUID.randomUUID().toString(), null}) {
+            db.number("INSERT INTO inbox_dead_letter (consumer, event_id, payload_ref, error, attempts) VALUES (?, ?, "
+                    + "decode(?, 'hex'), 'INBOX0103E: simulated', 1) RETURNING id", consumer, eventId,
+                    db.deadLetterPayload("{\"x\":\"" + eventId + "\"}"));
+        }
+        HttpResponse<String> groups = Api.call("GET", API + "/dead-letters/groups?limit=1000", Api.READER);
+        assertEquals(200, groups.statusCode(), groups.body());
+        assertTrue(groups.body().matches("(?s).*\\{[^}]*\"consumer\":\"" + consumer + "\"[^}]*\"count\":3[^}]*"
+                + "\"redrivable\":1[^}]*}.*"), groups.body());
+        db.number("UPDATE inbox_dead_letter SET discarded_at = now() WHERE consumer = ? RETURNING 1", consumer);
+    }
+
     /** By ids: each row as the single call does it; refusals are counted by their message id. */
     @Test
     void aReDriveByIdsCountsWhatWasDoneTakenAndRefused() throws Exception {
