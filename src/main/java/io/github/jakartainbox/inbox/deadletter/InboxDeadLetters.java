@@ -414,8 +414,9 @@ public class InboxDeadLetters {
      * rows of the processed payload are closed (a row of another payload under the same event id was never
      * processed), unless the consumer keeps no fingerprint. Each closed row gets {@code redriven_at},
      * {@code resolved_by} {@value #PROCESSED_BY}{@code <consumer>} and a history entry {@code processed}; a re-drive
-     * claim found on the row is cleared and entered first as that re-drive ({@code redriven}, when it was asked for
-     * and by whom; where the record went is not known here), so the history shows it.
+     * claim found on the row is cleared, and entered first as that re-drive when it is younger than
+     * {@link #redriveLease()} ({@code redriven}, when it was asked for and by whom; where the record went is not known
+     * here), so the history shows it; an older one stopped counting, as in {@link #confirmsRedriveAim}.
      *
      * @param connection   a connection in the transaction that claimed the events
      * @param consumer     the consumer's inbox name
@@ -435,7 +436,10 @@ public class InboxDeadLetters {
                     .map(f -> f == null ? null : java.util.HexFormat.of().formatHex(f)).toArray(String[]::new)));
             update.setString(3, consumer);
             update.setString(4, PROCESSED_BY + consumer);
-            update.setString(5, consumer);
+            // a claim older than the lease stops counting: entered as a re-drive, it would confirm aims at the
+            // consumer to the topic's other consumers (confirmsRedriveAim), which would then skip the record
+            update.setLong(5, InboxConfig.DEAD_LETTER_REDRIVE_LEASE.get(ConfigProvider.getConfig()).toMillis());
+            update.setString(6, consumer);
             try (ResultSet rs = update.executeQuery()) {
                 return rs.next() ? rs.getInt(1) : 0;
             }
@@ -458,7 +462,7 @@ public class InboxDeadLetters {
             + "RETURNING d.id, found.redrive_claimed_at, found.redrive_claimed_by), "
             + "entries AS (INSERT INTO inbox_dead_letter_history (dead_letter_id, at, kind, actor) "
             + "SELECT id, redrive_claimed_at, 'redriven', redrive_claimed_by FROM closed "
-            + "WHERE redrive_claimed_at IS NOT NULL "
+            + "WHERE redrive_claimed_at > now() - ? * interval '1 millisecond' "
             + "UNION ALL SELECT id, clock_timestamp(), 'processed', ? FROM closed) "
             + "SELECT count(*) FROM closed";
 

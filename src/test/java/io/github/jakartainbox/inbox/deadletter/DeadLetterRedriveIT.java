@@ -274,6 +274,31 @@ class DeadLetterRedriveIT {
     }
 
     /**
+     * A consumer that processes the event of its own dead letter closes the row; a re-drive claim older than the
+     * lease (a stopped server's) is cleared without becoming a {@code redriven} history entry. Entered as one, with no
+     * destination, it confirmed an aim at that consumer to the topic's other consumers, which then skipped the order:
+     * {@link #aCopyOfAnotherTopicsRedriveOrAStaleClaimMakesNoConsumerSkipTheOrder} failed whenever analytics processed
+     * its record before billing looked at the aim.
+     */
+    @Test
+    void aStaleClaimIsNotEnteredAsAReDriveWhenTheConsumerProcessesTheEvent() throws Exception {
+        String eventId = UUID.randomUUID().toString();
+        String orderId = "stale-claim-" + eventId;
+        String json = SampleEvents.event(eventId, orderId, "9.00", "EUR").json();
+        long id = deadLetter("analytics", eventId, json);
+        db.number("UPDATE inbox_dead_letter SET redrive_claimed_at = now() - interval '2 hours', "
+                + "redrive_claimed_by = 'stopped-server' WHERE id = ? RETURNING id", id);
+        try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
+            producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, orderId, json)).get();
+        }
+        await("analytics processed the event").atMost(WAIT).until(() -> inbox("analytics", eventId) == 1);
+        await("its dead letter closed").atMost(WAIT).until(() -> db.number("SELECT count(*) FROM inbox_dead_letter "
+                + "WHERE id = ? AND redriven_at IS NOT NULL", id) == 1);
+        assertEquals(List.of("processed"), db.texts("SELECT kind FROM inbox_dead_letter_history "
+                + "WHERE dead_letter_id = ? ORDER BY id", id), "closed as processed, no re-drive entered");
+    }
+
+    /**
      * A record with a re-driven dead letter's event id and aim but other bytes (a producer's corrected event under the
      * same id, or a forgery) is no re-drive of that dead letter: analytics processes it and counts the rejected aim.
      * The dead letter was re-driven and failed again, so it is open, with its re-drive in its history.
