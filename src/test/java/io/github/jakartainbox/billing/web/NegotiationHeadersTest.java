@@ -26,27 +26,19 @@ class NegotiationHeadersTest {
     /** The forms a new user's trial sent: a weight that is no number was a 500, the others a 400 blaming the URL. */
     @Test
     void malformedHeadersAreNamedWithWhatIsWrong() {
-        assertEquals("weight q=abc is not a number from 0 to 1 with at most 3 decimals",
-                NegotiationHeaders.flaw("Accept", "*/*;q=abc"));
-        assertEquals("weight q= is not a number from 0 to 1 with at most 3 decimals",
-                NegotiationHeaders.flaw("Accept", "application/json;q="));
-        assertEquals("weight q=zz is not a number from 0 to 1 with at most 3 decimals",
-                NegotiationHeaders.flaw("Accept", "*/*;level=1;q=zz"));
-        assertEquals("weight q=x is not a number from 0 to 1 with at most 3 decimals",
-                NegotiationHeaders.flaw("Accept", "text/*;q=0.5, */*;q=x"));
-        assertEquals("weight q=abc is not a number from 0 to 1 with at most 3 decimals",
-                NegotiationHeaders.flaw("Content-Type", "application/json;q=abc"));
-        assertEquals("weight q=1.5 is not a number from 0 to 1 with at most 3 decimals",
-                NegotiationHeaders.flaw("Accept", "*/*;q=1.5"));
-        assertEquals("weight q=0.0001 is not a number from 0 to 1 with at most 3 decimals",
-                NegotiationHeaders.flaw("Accept", "*/*;q=0.0001"));
+        String[][] weights = {{"Accept", "*/*;q=abc", "abc"}, {"Accept", "application/json;q=", ""},
+                {"Accept", "*/*;level=1;q=zz", "zz"}, {"Accept", "text/*;q=0.5, */*;q=x", "x"},
+                {"Content-Type", "application/json;q=abc", "abc"}, {"Accept", "*/*;q=1.5", "1.5"},
+                {"Accept", "*/*;q=0.0001", "0.0001"}, {"Accept-Language", "en;q=abc", "abc"}};
+        for (String[] w : weights) {
+            assertEquals("weight q=" + w[2] + " is not a number from 0 to 1 with at most 3 decimals",
+                    NegotiationHeaders.flaw(w[0], w[1]), w[0] + ": " + w[1]);
+        }
         assertEquals("'' is not a media type type/subtype", NegotiationHeaders.flaw("Accept", ";;;"));
         assertEquals("'application' is not a media type type/subtype", NegotiationHeaders.flaw("Accept", "application"));
         assertEquals("'/' is not a media type type/subtype", NegotiationHeaders.flaw("Accept", "/"));
         assertEquals("parameter 'level' is not name=value", NegotiationHeaders.flaw("Accept", "text/plain;level"));
         assertEquals("a quoted string is not closed", NegotiationHeaders.flaw("Accept", "text/plain;a=\"x"));
-        assertEquals("weight q=abc is not a number from 0 to 1 with at most 3 decimals",
-                NegotiationHeaders.flaw("Accept-Language", "en;q=abc"));
         assertEquals("'en_US' is not a language range", NegotiationHeaders.flaw("Accept-Language", "en_US"));
         assertEquals("'gz ip' is not a content coding", NegotiationHeaders.flaw("Accept-Encoding", "gz ip"));
         assertEquals("'utf 8' is not a charset", NegotiationHeaders.flaw("Accept-Charset", "utf 8"));

@@ -76,6 +76,12 @@ class DeadLetterRedriveIT {
                 consumer, eventId, db.deadLetterPayload(payload), payload);
     }
 
+    /** Gives a dead letter the re-drive claim a stopped server left two hours ago, far older than the lease. */
+    private void claimedLongAgo(long id) {
+        db.number("UPDATE inbox_dead_letter SET redrive_claimed_at = now() - interval '2 hours', "
+                + "redrive_claimed_by = 'stopped-server' WHERE id = ? RETURNING id", id);
+    }
+
     /** Marks a dead letter re-driven to {@code destination} as InboxDeadLetters.markRedriven records it. */
     private void markRedriven(long id, String consumer, String destination) {
         db.number("UPDATE inbox_dead_letter SET redriven_at = now(), resolved_by = 'test' WHERE id = ? RETURNING id",
@@ -250,8 +256,7 @@ class DeadLetterRedriveIT {
         String staleOrder = "aim-stale-" + stale;
         String staleJson = SampleEvents.event(stale, staleOrder, "8.00", "EUR").json();
         long analytics = deadLetter("analytics", stale, staleJson);
-        db.number("UPDATE inbox_dead_letter SET redrive_claimed_at = now() - interval '2 hours', "
-                + "redrive_claimed_by = 'test' WHERE id = ? RETURNING id", analytics);
+        claimedLongAgo(analytics);
         long rejectedBefore = Api.figure("billing", "redriveAimsRejected");
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             for (String[] r : List.of(new String[] {copiedOrder, copiedJson, "mailer", String.valueOf(mailers)},
@@ -286,8 +291,7 @@ class DeadLetterRedriveIT {
         String orderId = "stale-claim-" + eventId;
         String json = SampleEvents.event(eventId, orderId, "9.00", "EUR").json();
         long id = deadLetter("analytics", eventId, json);
-        db.number("UPDATE inbox_dead_letter SET redrive_claimed_at = now() - interval '2 hours', "
-                + "redrive_claimed_by = 'stopped-server' WHERE id = ? RETURNING id", id);
+        claimedLongAgo(id);
         try (KafkaProducer<String, String> producer = SampleEvents.producer(TestEnv.BOOTSTRAP)) {
             producer.send(new ProducerRecord<>(TestEnv.ORDERS_TOPIC, orderId, json)).get();
         }
