@@ -14,6 +14,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.Provider;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -55,7 +56,7 @@ public class KnownQueryParameters implements ContainerRequestFilter {
 
     /** @return the {@code @QueryParam} names of the method's parameters, sorted */
     static Set<String> queryParameters(Method method) {
-        Set<String> names = new TreeSet<>();
+        java.util.SortedSet<String> names = new TreeSet<>();
         for (Annotation[] annotations : method.getParameterAnnotations()) {
             for (Annotation annotation : annotations) {
                 if (annotation instanceof QueryParam query) {
@@ -63,6 +64,6 @@ public class KnownQueryParameters implements ContainerRequestFilter {
                 }
             }
         }
-        return Set.copyOf(names);
+        return Collections.unmodifiableSortedSet(names); // sorted: the message lists them in this order
     }
 }
