@@ -1,5 +1,6 @@
 package io.github.jakartainbox.inbox.claim;
 
+import io.github.jakartainbox.inbox.InboxConfig;
 import io.github.jakartainbox.inbox.UnprocessableEventException;
 import io.github.jakartainbox.inbox.database.InboxDatabase;
 import io.github.jakartainbox.inbox.deadletter.InboxDeadLetters;
@@ -13,8 +14,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.Arrays;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * The claim: a read of the key and, when nothing committed is there, an {@code INSERT ... ON CONFLICT DO NOTHING},
@@ -139,6 +142,18 @@ public class InboxClaim {
     @Inject
     InboxTransactions transactions;
 
+    /** {@code inbox.dead-letter.redrive-lease}, read at the first claim that resolves dead letters. */
+    private volatile Duration redriveLease;
+
+    private Duration redriveLease() {
+        Duration lease = redriveLease;
+        if (lease == null) {
+            lease = InboxConfig.DEAD_LETTER_REDRIVE_LEASE.get(ConfigProvider.getConfig());
+            redriveLease = lease;
+        }
+        return lease;
+    }
+
     /**
      * Makes or checks the inbox tables now, outside any transaction (Flyway commits on its own).
      *
@@ -180,7 +195,7 @@ public class InboxClaim {
             if (result == Result.NEW) {
                 // processed in this transaction, or not at all: a dead letter of the event is resolved with it
                 InboxDeadLetters.resolveProcessed(connection, consumer, java.util.List.of(eventId),
-                        java.util.Collections.singletonList(fingerprint));
+                        java.util.Collections.singletonList(fingerprint), redriveLease());
             }
             return result;
         } catch (SQLException e) {
@@ -266,7 +281,8 @@ public class InboxClaim {
         }
         try (Connection connection = database.connection()) {
             InboxDeadLetters.resolveProcessed(connection, consumer, claims.stream().map(Claim::eventId).toList(),
-                    claims.stream().map(Claim::fingerprint).collect(java.util.stream.Collectors.toList()));
+                    claims.stream().map(Claim::fingerprint).collect(java.util.stream.Collectors.toList()),
+                    redriveLease());
         }
     }
 

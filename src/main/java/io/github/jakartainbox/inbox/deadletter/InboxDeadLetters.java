@@ -422,11 +422,13 @@ public class InboxDeadLetters {
      * @param consumer     the consumer's inbox name
      * @param eventIds     the normalized event ids just claimed as new
      * @param fingerprints each event's payload SHA-256 in the same order, an element {@code null} when not kept
+     * @param lease        {@code inbox.dead-letter.redrive-lease}, read once by the caller (a claim's hot path): a
+     *                     re-drive claim older than this is not entered
      * @return how many dead letters were closed
      * @throws SQLException when the statement fails; the transaction must then roll back
      */
     public static int resolveProcessed(Connection connection, String consumer, List<String> eventIds,
-                                       List<byte[]> fingerprints) throws SQLException {
+                                       List<byte[]> fingerprints, java.time.Duration lease) throws SQLException {
         if (eventIds.isEmpty()) {
             return 0;
         }
@@ -438,7 +440,7 @@ public class InboxDeadLetters {
             update.setString(4, PROCESSED_BY + consumer);
             // a claim older than the lease stops counting: entered as a re-drive, it would confirm aims at the
             // consumer to the topic's other consumers (confirmsRedriveAim), which would then skip the record
-            update.setLong(5, InboxConfig.DEAD_LETTER_REDRIVE_LEASE.get(ConfigProvider.getConfig()).toMillis());
+            update.setLong(5, lease.toMillis());
             update.setString(6, consumer);
             try (ResultSet rs = update.executeQuery()) {
                 return rs.next() ? rs.getInt(1) : 0;
